@@ -1,0 +1,97 @@
+"""The Verräter rules engine: a pure decider with no I/O.
+
+`decide(state, command) -> events`, `evolve(state, event) -> state`, `initial_state()`,
+`legal_commands(state, seat)`, `whose_turn(state)`, `view(state, seat)`. Game state is only ever
+the fold of its events; see shared/RULES.md for the rules and shared/ARCHITECTURE.md for why.
+"""
+
+from .cards import (
+    DEFAULT_CARD_TABLE,
+    ActionCard,
+    BuildingSide,
+    CardTable,
+    House,
+    LandscapeSpec,
+    LandscapeType,
+    Ruleset,
+    load_card_table,
+)
+from .commands import (
+    ChooseConflict,
+    Command,
+    CreateGame,
+    DiscardCards,
+    FlipBuilding,
+    MoveBuilding,
+    PassBuild,
+    PickActionCard,
+    PlaceBuilding,
+    PlaceFirstEstate,
+    PlayerCommand,
+    PlaySupply,
+)
+from .errors import RuleViolation, ViolationCode
+from .events import DECISION_EVENTS, DrawReason, Event, ExplicitSetup, Phase, ScoreReason
+from .rules import (
+    DecisionKind,
+    Turn,
+    decide,
+    execute,
+    legal_commands,
+    supply_count,
+    to_act,
+    whose_turn,
+)
+from .state import Building, ConflictSummary, GameState, evolve, fold, initial_state
+from .view import LandscapeView, PlayerView, SeatView, redact_event, view
+
+__all__ = [
+    "DECISION_EVENTS",
+    "DEFAULT_CARD_TABLE",
+    "ActionCard",
+    "Building",
+    "BuildingSide",
+    "CardTable",
+    "ChooseConflict",
+    "Command",
+    "ConflictSummary",
+    "CreateGame",
+    "DecisionKind",
+    "DiscardCards",
+    "DrawReason",
+    "Event",
+    "ExplicitSetup",
+    "FlipBuilding",
+    "GameState",
+    "House",
+    "LandscapeSpec",
+    "LandscapeType",
+    "LandscapeView",
+    "MoveBuilding",
+    "PassBuild",
+    "Phase",
+    "PickActionCard",
+    "PlaceBuilding",
+    "PlaceFirstEstate",
+    "PlaySupply",
+    "PlayerCommand",
+    "PlayerView",
+    "RuleViolation",
+    "Ruleset",
+    "ScoreReason",
+    "SeatView",
+    "Turn",
+    "ViolationCode",
+    "decide",
+    "evolve",
+    "execute",
+    "fold",
+    "initial_state",
+    "legal_commands",
+    "load_card_table",
+    "redact_event",
+    "supply_count",
+    "to_act",
+    "view",
+    "whose_turn",
+]

@@ -1,0 +1,159 @@
+"""What a seat (or a spectator) may see: views of the state and redacted events.
+
+RULES.md, Hidden information: a hand is seen by its owner (others see the count); the draw
+pile's order by nobody; the set-aside action card by nobody during the game; the cards passed in
+the draft by the player whose pick it is; a pick before the reveal by its owner. Everything else
+is public. Views and redacted events are built from that table and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .cards import ActionCard, BuildingSide, House, LandscapeType
+from .commands import PlayerCommand
+from .events import (
+    ActionCardPicked,
+    ActionCardsDealt,
+    CardsDrawn,
+    DiscardPileReshuffled,
+    Event,
+    GameCreated,
+    Phase,
+    SupplyDealt,
+)
+from .rules import Turn, legal_commands, whose_turn
+from .state import ConflictSummary, GameState
+
+
+@dataclass(frozen=True, slots=True)
+class LandscapeView:
+    """One ring position: the landscape, the house it belongs to, and its building if any."""
+
+    position: int
+    type: LandscapeType
+    house: House
+    building_owner: int | None
+    building_side: BuildingSide | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """The public facts about one seat."""
+
+    seat: int
+    house: House
+    vp: int
+    hand_count: int
+    unplaced_buildings: int
+    trading_posts: int
+    has_picked: bool
+    played: tuple[int, ...] | None
+    revealed_pick: ActionCard | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    """Everything `seat` may know (seat None: a spectator, who sees the public part only)."""
+
+    seat: int | None
+    version: int
+    phase: Phase
+    round: int
+    rounds: int
+    start_player: int
+    strategist: int
+    ring: tuple[LandscapeView, ...]
+    seats: tuple[SeatView, ...]
+    deck_count: int
+    discard: tuple[int, ...]
+    conflict: tuple[int, int] | None
+    turn: Turn
+    last_conflict: ConflictSummary | None
+    seed_commitment: str
+    hand: tuple[int, ...] | None
+    pick: ActionCard | None
+    offered: tuple[ActionCard, ...] | None
+    legal: tuple[PlayerCommand, ...]
+    winners: tuple[int, ...]
+    seed: bytes | None
+
+
+def view(state: GameState, seat: int | None) -> PlayerView:
+    """The state as `seat` may see it; `seat=None` gives the spectator view."""
+    n = len(state.vp)
+    if seat is not None and not 0 <= seat < n:
+        raise ValueError(f"seat {seat} is not in this game")
+    ring = tuple(
+        LandscapeView(
+            position=pos,
+            type=kind,
+            house=state.houses[pos],
+            building_owner=b.owner if b is not None else None,
+            building_side=b.side if b is not None else None,
+        )
+        for pos, (kind, b) in enumerate(zip(state.kinds, state.buildings, strict=True))
+    )
+    seats = tuple(
+        SeatView(
+            seat=s,
+            house=state.allegiance[s],
+            vp=state.vp[s],
+            hand_count=len(state.hands[s]),
+            unplaced_buildings=state.unplaced_buildings(s),
+            trading_posts=state.trading_posts(s),
+            has_picked=state.picks[s] is not None,
+            played=state.played[s],
+            revealed_pick=state.picks[s] if state.revealed else None,
+        )
+        for s in range(n)
+    )
+    turn = whose_turn(state)
+    mine = seat is not None
+    drafting = mine and state.phase is Phase.DRAFT and turn.seats == (seat,)
+    return PlayerView(
+        seat=seat,
+        version=state.version,
+        phase=state.phase,
+        round=state.round,
+        rounds=state.rules.rounds,
+        start_player=state.start_player,
+        strategist=state.strategist,
+        ring=ring,
+        seats=seats,
+        deck_count=len(state.deck),
+        discard=state.discard,
+        conflict=state.conflict,
+        turn=turn,
+        last_conflict=state.last_conflict,
+        seed_commitment=state.seed_commitment,
+        hand=state.hands[seat] if seat is not None else None,
+        pick=state.picks[seat] if seat is not None else None,
+        offered=state.pool if drafting else None,
+        legal=tuple(legal_commands(state, seat)) if seat is not None else (),
+        winners=state.winners,
+        seed=state.seed if state.phase is Phase.GAME_OVER else None,
+    )
+
+
+def redact_event(event: Event, seat: int | None, before: GameState) -> Event:
+    """`event` as `seat` may receive it live; `before` is the state the event applies to."""
+    match event:
+        case GameCreated():
+            setup = event.setup
+            if setup is not None:
+                setup = replace(setup, deck=None, set_aside=None)
+            return replace(event, seed=None, setup=setup)
+        case SupplyDealt():
+            return replace(event, deck=None)
+        case ActionCardsDealt():
+            offered = event.offered if seat == before.start_player else None
+            return ActionCardsDealt(set_aside=None, offered=offered)
+        case ActionCardPicked() if event.seat != seat:
+            return replace(event, card=None)
+        case CardsDrawn() if event.seat != seat:
+            return replace(event, cards=None)
+        case DiscardPileReshuffled():
+            return replace(event, order=None)
+        case _:
+            return event
