@@ -171,9 +171,36 @@ class GameState:
         self.winners = ()
 
     def copy(self) -> GameState:
+        # Spelled out: a loop over __slots__ with getattr/setattr costs three times as much,
+        # and evolve copies the state once per event.
         new = GameState.__new__(GameState)
-        for name in _SLOTS:
-            setattr(new, name, getattr(self, name))
+        new.allegiance = self.allegiance
+        new.buildings = self.buildings
+        new.conflict = self.conflict
+        new.deck = self.deck
+        new.discard = self.discard
+        new.hands = self.hands
+        new.houses = self.houses
+        new.kinds = self.kinds
+        new.last_conflict = self.last_conflict
+        new.phase = self.phase
+        new.picks = self.picks
+        new.played = self.played
+        new.pool = self.pool
+        new.reshuffles = self.reshuffles
+        new.revealed = self.revealed
+        new.round = self.round
+        new.ruleset = self.ruleset
+        new.seed = self.seed
+        new.seed_commitment = self.seed_commitment
+        new.set_aside = self.set_aside
+        new.setup = self.setup
+        new.start_player = self.start_player
+        new.strategist = self.strategist
+        new.turn = self.turn
+        new.version = self.version
+        new.vp = self.vp
+        new.winners = self.winners
         return new
 
     def _values(self) -> tuple[Any, ...]:
