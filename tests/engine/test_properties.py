@@ -27,6 +27,7 @@ from services.game.engine import (
     Ruleset,
     RuleViolation,
     ViolationCode,
+    at_rest,
     execute,
     fold,
     initial_state,
@@ -146,9 +147,10 @@ def test_random_games_keep_every_invariant(game: tuple[int, bool, bytes, int]) -
                 raise AssertionError(f"illegal {attempt} was accepted")
         events, state = execute(state, rng.choice(legal))
         before = fold(log)
-        for event in events:
+        for index, event in enumerate(events):
             before = evolve(before, event)
             _check_invariants(before)
+            assert at_rest(before) == (index == len(events) - 1), "a batch ends at rest"
         log.extend(events)
         assert fold(log) == state
         if rng.random() < 0.2:

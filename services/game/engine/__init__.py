@@ -35,6 +35,7 @@ from .events import DECISION_EVENTS, DrawReason, Event, ExplicitSetup, Phase, Sc
 from .rules import (
     DecisionKind,
     Turn,
+    at_rest,
     decide,
     execute,
     legal_commands,
@@ -82,6 +83,7 @@ __all__ = [
     "SeatView",
     "Turn",
     "ViolationCode",
+    "at_rest",
     "decide",
     "evolve",
     "execute",

@@ -146,6 +146,15 @@ def to_act(state: GameState) -> tuple[int, ...]:
     return ()
 
 
+def at_rest(state: GameState) -> bool:
+    """True when the game waits for a decision or is over: the end of every event batch.
+
+    Within one `decide` batch only the last state is at rest, so a live update stream can
+    attach a view exactly where the batch ends.
+    """
+    return state.phase is Phase.GAME_OVER or bool(to_act(state))
+
+
 def whose_turn(state: GameState) -> Turn:
     """Who must act now, and what kind of decision."""
     seats = to_act(state)
@@ -171,7 +180,7 @@ def execute(state: GameState, command: Command) -> tuple[list[Event], GameState]
         state = evolve(state, event)
         events.append(event)
     # Run the automatic phases until someone must decide or the game is over.
-    while state.phase is not Phase.GAME_OVER and not to_act(state):
+    while not at_rest(state):
         for event in _AUTOMATIC[state.phase](state):
             state = evolve(state, event)
             events.append(event)
@@ -382,7 +391,8 @@ def _deal_action_cards(state: GameState) -> list[Event]:
     else:
         order = shuffled(state.seed, f"draft:{state.round}", ALL_ACTION_CARDS)
         set_aside, offered = order[0], order[1:]
-    return [PhaseBegan(Phase.DRAFT), ActionCardsDealt(set_aside, offered)]
+    # Dealt first: the state is at rest (someone to act) only once the phase has begun.
+    return [ActionCardsDealt(set_aside, offered), PhaseBegan(Phase.DRAFT)]
 
 
 def _pick_action_card(state: GameState, command: PickActionCard) -> Event:
