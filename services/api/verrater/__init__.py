@@ -1,0 +1,1 @@
+"""Generated from proto/ by `python -m services.api.generate`; do not edit."""

@@ -1,0 +1,118 @@
+"""Client and server classes corresponding to protobuf-defined services."""
+import grpc
+import warnings
+from ...verrater.v1 import game_pb2 as verrater_dot_v1_dot_game__pb2
+from ...verrater.v1 import ruleset_pb2 as verrater_dot_v1_dot_ruleset__pb2
+from ...verrater.v1 import view_pb2 as verrater_dot_v1_dot_view__pb2
+GRPC_GENERATED_VERSION = '1.71.2'
+GRPC_VERSION = grpc.__version__
+_version_not_supported = False
+try:
+    from grpc._utilities import first_version_is_lower
+    _version_not_supported = first_version_is_lower(GRPC_VERSION, GRPC_GENERATED_VERSION)
+except ImportError:
+    _version_not_supported = True
+if _version_not_supported:
+    raise RuntimeError(f'The grpc package installed is at version {GRPC_VERSION},' + f' but the generated code in verrater/v1/game_pb2_grpc.py depends on' + f' grpcio>={GRPC_GENERATED_VERSION}.' + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}' + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.')
+
+class GameStub(object):
+    """Plays games. Any replica serves any game: the state lives in the game's event log.
+    """
+
+    def __init__(self, channel):
+        """Constructor.
+
+        Args:
+            channel: A grpc.Channel.
+        """
+        self.GetView = channel.unary_unary('/verrater.v1.Game/GetView', request_serializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_view__pb2.PlayerView.FromString, _registered_method=True)
+        self.SubmitCommand = channel.unary_unary('/verrater.v1.Game/SubmitCommand', request_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, _registered_method=True)
+        self.Watch = channel.unary_stream('/verrater.v1.Game/Watch', request_serializer=verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GameUpdate.FromString, _registered_method=True)
+        self.GetLog = channel.unary_unary('/verrater.v1.Game/GetLog', request_serializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GameLog.FromString, _registered_method=True)
+        self.GetRuleset = channel.unary_unary('/verrater.v1.Game/GetRuleset', request_serializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_ruleset__pb2.Ruleset.FromString, _registered_method=True)
+        self.CreateGame = channel.unary_unary('/verrater.v1.Game/CreateGame', request_serializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.FromString, _registered_method=True)
+
+class GameServicer(object):
+    """Plays games. Any replica serves any game: the state lives in the game's event log.
+    """
+
+    def GetView(self, request, context):
+        """The game as the caller's seat sees it now.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitCommand(self, request, context):
+        """Apply one command for the caller's seat. A rule violation fails with FAILED_PRECONDITION
+        and a RuleViolationDetail in the status details; a stale expected_version with ABORTED; a
+        malformed command with INVALID_ARGUMENT. A retried command_id is applied once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Watch(self, request, context):
+        """Every event after from_version, then live ones as they happen, each redacted for the
+        caller. A client that reconnects resumes from the last version it saw.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLog(self, request, context):
+        """The complete, unredacted log of a finished game with its hash chain, for audit and replay.
+        FAILED_PRECONDITION while the game is still running.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRuleset(self, request, context):
+        """The standard ruleset (card table included) for a player count and variant, so a client can
+        show the numbers a new game would be played with.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateGame(self, request, context):
+        """Start a game: used by the lobby, and by sandbox tools with a fixed seed or setup.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+def add_GameServicer_to_server(servicer, server):
+    rpc_method_handlers = {'GetView': grpc.unary_unary_rpc_method_handler(servicer.GetView, request_deserializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.FromString, response_serializer=verrater_dot_v1_dot_view__pb2.PlayerView.SerializeToString), 'SubmitCommand': grpc.unary_unary_rpc_method_handler(servicer.SubmitCommand, request_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.SerializeToString), 'Watch': grpc.unary_stream_rpc_method_handler(servicer.Watch, request_deserializer=verrater_dot_v1_dot_game__pb2.WatchRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GameUpdate.SerializeToString), 'GetLog': grpc.unary_unary_rpc_method_handler(servicer.GetLog, request_deserializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GameLog.SerializeToString), 'GetRuleset': grpc.unary_unary_rpc_method_handler(servicer.GetRuleset, request_deserializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.FromString, response_serializer=verrater_dot_v1_dot_ruleset__pb2.Ruleset.SerializeToString), 'CreateGame': grpc.unary_unary_rpc_method_handler(servicer.CreateGame, request_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.SerializeToString)}
+    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.Game', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('verrater.v1.Game', rpc_method_handlers)
+
+class Game(object):
+    """Plays games. Any replica serves any game: the state lives in the game's event log.
+    """
+
+    @staticmethod
+    def GetView(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/GetView', verrater_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString, verrater_dot_v1_dot_view__pb2.PlayerView.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def SubmitCommand(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/SubmitCommand', verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def Watch(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_stream(request, target, '/verrater.v1.Game/Watch', verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.GameUpdate.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def GetLog(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/GetLog', verrater_dot_v1_dot_game__pb2.GetLogRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.GameLog.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def GetRuleset(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/GetRuleset', verrater_dot_v1_dot_game__pb2.GetRulesetRequest.SerializeToString, verrater_dot_v1_dot_ruleset__pb2.Ruleset.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def CreateGame(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/CreateGame', verrater_dot_v1_dot_game__pb2.CreateGameRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.CreateGameResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
