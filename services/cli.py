@@ -36,6 +36,48 @@ def _bench_engine(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_game(args: argparse.Namespace) -> int:
+    import os
+
+    from services.bench.game import run_game_bench
+
+    redis_url = args.redis_url or os.environ.get("REDIS_URL")
+    result = run_game_bench(args.games, args.think_ms, args.duration, redis_url)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:<16} {value}")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+    import logging
+    from dataclasses import replace
+
+    from services.runtime import ALL_SERVICES, Config, serve
+
+    config = Config.from_env()
+    overrides = {
+        name: value
+        for name, value in (
+            ("bind", args.bind),
+            ("redis_url", args.redis_url),
+            ("log_level", args.log_level),
+            ("game_address", args.game_addr),
+        )
+        if value is not None
+    }
+    config = replace(config, **overrides)
+    logging.basicConfig(
+        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    services = ALL_SERVICES if args.service is None else frozenset({args.service})
+    asyncio.run(serve(config, services))
+    return 0
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -56,6 +98,21 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
     demo.set_defaults(handler=_demo)
 
+    serve = commands.add_parser("serve", help="run the backend's gRPC services")
+    serve.add_argument(
+        "service",
+        nargs="?",
+        choices=("game", "lobby"),
+        help="run one service alone (distributed mode); default: all in one process",
+    )
+    serve.add_argument(
+        "--game-addr", help="the game service, for a lobby on its own (VERRATER_GAME_ADDR)"
+    )
+    serve.add_argument("--bind", help="address:port to listen on (VERRATER_BIND, 127.0.0.1:50051)")
+    serve.add_argument("--redis-url", help="Redis for the event store (REDIS_URL; none: in memory)")
+    serve.add_argument("--log-level", help="DEBUG, INFO, WARNING... (VERRATER_LOG_LEVEL, INFO)")
+    serve.set_defaults(handler=_serve)
+
     bench = commands.add_parser("bench", help="benchmarks that print measured figures")
     benches = bench.add_subparsers(dest="bench", required=True)
     engine = benches.add_parser(
@@ -66,6 +123,20 @@ def build_parser() -> argparse.ArgumentParser:
     engine.add_argument("--seed", type=int, default=0)
     engine.add_argument("--json", action="store_true", help="print one JSON object")
     engine.set_defaults(handler=_bench_engine)
+    game = benches.add_parser(
+        "game", help="the game service under load through gRPC on Redis (one service process)"
+    )
+    game.add_argument("--games", type=_positive, default=200, help="games played at once")
+    game.add_argument(
+        "--think-ms",
+        type=float,
+        default=200.0,
+        help="mean think time per decision (0: closed loop)",
+    )
+    game.add_argument("--duration", type=float, default=20.0, help="seconds of load")
+    game.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private redis-server)")
+    game.add_argument("--json", action="store_true", help="print one JSON object")
+    game.set_defaults(handler=_bench_game)
     return parser
 
 

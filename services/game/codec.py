@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import IntEnum
+from functools import cache
 from typing import TypeVar, assert_never
 
 from google.protobuf.message import DecodeError
@@ -85,6 +86,7 @@ from .engine.events import (
     RingLaidOut,
     RoundEnded,
     RoundStarted,
+    SeatAssignment,
     StartPlayerChosen,
     StrategistAssigned,
     SupplyDealt,
@@ -146,18 +148,31 @@ def _wire_or_none(value: IntEnum | None, kind: Callable[[int], W]) -> W | None:
     return None if value is None else _wire(value, kind)
 
 
+@cache
+def _members(kind: type[E]) -> tuple[E, ...]:
+    """The enum's members by value; every engine enum numbers its members 0..n-1."""
+    members = tuple(sorted(kind, key=int))
+    assert [int(m) for m in members] == list(range(len(members))), kind
+    return members
+
+
 def _enum(kind: type[E], number: int, field: str) -> E:
     """A proto enum number as the engine enum; unspecified (0) and unknown numbers are malformed."""
+    members: tuple[E, ...] = _members(kind)
+    if 0 < number <= len(members):
+        return members[number - 1]
     if number == 0:
         raise MalformedMessage(field, f"{kind.__name__} is unspecified")
-    try:
-        return kind(number - 1)
-    except ValueError:
-        raise MalformedMessage(field, f"{number} is not a known {kind.__name__}") from None
+    raise MalformedMessage(field, f"{number} is not a known {kind.__name__}")
 
 
 def _enums(kind: type[E], numbers: Iterable[int], field: str) -> tuple[E, ...]:
-    return tuple(_enum(kind, number, f"{field}[{i}]") for i, number in enumerate(numbers))
+    members: tuple[E, ...] = _members(kind)
+    values = tuple(numbers)
+    if all(0 < number <= len(members) for number in values):
+        return tuple(members[number - 1] for number in values)
+    # Only on the error path: name the offending element.
+    return tuple(_enum(kind, number, f"{field}[{i}]") for i, number in enumerate(values))
 
 
 def _supply(cards: Sequence[int] | None) -> cards_pb2.SupplyCards | None:
@@ -316,6 +331,13 @@ def event_to_proto(event: Event) -> events_pb2.GameEvent:
                     seed_commitment=event.seed_commitment,
                     seed=event.seed,
                     setup=None if event.setup is None else setup_to_proto(event.setup),
+                    seats=[
+                        events_pb2.SeatAssignment(
+                            player_id=seat.player_id, name=seat.name, bot_level=seat.bot_level
+                        )
+                        for seat in event.seats
+                    ],
+                    ranked=event.ranked,
                 )
             )
         case StartPlayerChosen():
@@ -492,6 +514,11 @@ def event_from_proto(message: events_pb2.GameEvent) -> Event:
                 seed_commitment=created.seed_commitment,
                 seed=created.seed if created.HasField("seed") else None,
                 setup=_setup_from_proto(created.setup) if created.HasField("setup") else None,
+                seats=tuple(
+                    SeatAssignment(seat.player_id, seat.name, seat.bot_level)
+                    for seat in created.seats
+                ),
+                ranked=created.ranked,
             )
         case "start_player_chosen":
             start = message.start_player_chosen

@@ -31,7 +31,16 @@ from .commands import (
     PlaySupply,
 )
 from .errors import RuleViolation, ViolationCode
-from .events import DECISION_EVENTS, DrawReason, Event, ExplicitSetup, Phase, ScoreReason
+from .events import (
+    DECISION_EVENTS,
+    DrawReason,
+    Event,
+    ExplicitSetup,
+    Phase,
+    ScoreReason,
+    SeatAssignment,
+    deciding_seat,
+)
 from .rules import (
     DecisionKind,
     Turn,
@@ -80,11 +89,13 @@ __all__ = [
     "RuleViolation",
     "Ruleset",
     "ScoreReason",
+    "SeatAssignment",
     "SeatView",
     "Turn",
     "ViolationCode",
     "at_rest",
     "decide",
+    "deciding_seat",
     "evolve",
     "execute",
     "fold",

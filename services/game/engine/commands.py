@@ -8,16 +8,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import ActionCard, BuildingSide, Ruleset
-from .events import ExplicitSetup
+from .events import ExplicitSetup, SeatAssignment
 
 
 @dataclass(frozen=True, slots=True)
 class CreateGame:
-    """Start a game: the ruleset, the secret seed, and optionally a setup fixed by hand."""
+    """Start a game: the ruleset, the secret seed, optionally a setup fixed by hand, who sits
+    where (one SeatAssignment per seat, or none) and whether results count for ratings."""
 
     ruleset: Ruleset
     seed: bytes
     setup: ExplicitSetup | None = None
+    seats: tuple[SeatAssignment, ...] = ()
+    ranked: bool = False
 
 
 @dataclass(frozen=True, slots=True)

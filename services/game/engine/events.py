@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import get_args
 
 from .cards import ActionCard, BuildingSide, House, LandscapeType, Ruleset
 
@@ -57,6 +58,19 @@ class ExplicitSetup:
 
 
 @dataclass(frozen=True, slots=True)
+class SeatAssignment:
+    """Who sits at a seat: a player id and name, and the bot level for a bot ("" for a human).
+
+    The rules ignore it; it is recorded so the log alone tells who played (results, ratings,
+    which seats the AI service plays).
+    """
+
+    player_id: str
+    name: str
+    bot_level: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class GameCreated:
     """The first event: the ruleset in force and the commitment to the secret seed.
 
@@ -67,6 +81,8 @@ class GameCreated:
     seed_commitment: str
     seed: bytes | None
     setup: ExplicitSetup | None = None
+    seats: tuple[SeatAssignment, ...] = ()
+    ranked: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,14 +340,22 @@ Event = (
 )
 
 #: Events that record a player's decision (the rest are automatic consequences).
-DECISION_EVENTS: tuple[type[Event], ...] = (
-    FirstEstatePlaced,
-    ConflictChosen,
-    ActionCardPicked,
-    SupplyPlayed,
-    BuildingPlaced,
-    BuildingFlipped,
-    BuildingMoved,
-    BuildPassed,
-    CardsDiscarded,
+DecisionEvent = (
+    FirstEstatePlaced
+    | ConflictChosen
+    | ActionCardPicked
+    | SupplyPlayed
+    | BuildingPlaced
+    | BuildingFlipped
+    | BuildingMoved
+    | BuildPassed
+    | CardsDiscarded
 )
+DECISION_EVENTS: tuple[type[Event], ...] = get_args(DecisionEvent)
+
+
+def deciding_seat(event: Event) -> int | None:
+    """The seat whose decision `event` records; None for an automatic event."""
+    if isinstance(event, DecisionEvent):
+        return event.seat
+    return None

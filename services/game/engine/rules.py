@@ -281,12 +281,20 @@ def _create_game(state: GameState, command: CreateGame) -> list[Event]:
         raise _violation(ViolationCode.GAME_ALREADY_STARTED, "the game already exists")
     if command.setup is not None:
         _validate_setup(command.setup, command.ruleset.players)
+    if command.seats and len(command.seats) != command.ruleset.players:
+        raise _violation(
+            ViolationCode.INVALID_SETUP,
+            f"{len(command.seats)} seat assignments for {command.ruleset.players} players",
+            "seats",
+        )
     return [
         GameCreated(
             ruleset=command.ruleset,
             seed_commitment=commitment(command.seed),
             seed=command.seed,
             setup=command.setup,
+            seats=command.seats,
+            ranked=command.ranked,
         )
     ]
 

@@ -4,5 +4,7 @@ from . import errors_pb2
 from . import events_pb2
 from . import game_pb2
 from . import game_pb2_grpc
+from . import lobby_pb2
+from . import lobby_pb2_grpc
 from . import ruleset_pb2
 from . import view_pb2

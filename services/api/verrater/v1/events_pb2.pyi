@@ -172,10 +172,14 @@ class GameCreated(google.protobuf.message.Message):
     SEED_COMMITMENT_FIELD_NUMBER: builtins.int
     SEED_FIELD_NUMBER: builtins.int
     SETUP_FIELD_NUMBER: builtins.int
+    SEATS_FIELD_NUMBER: builtins.int
+    RANKED_FIELD_NUMBER: builtins.int
     seed_commitment: builtins.str
     'Lowercase hex sha256 of the seed.'
     seed: builtins.bytes
     'The secret seed. Hidden until GameEnded reveals it.'
+    ranked: builtins.bool
+    'Whether the result counts for ratings (false with bots or an explicit setup).'
 
     @property
     def ruleset(self) -> verrater.v1.ruleset_pb2.Ruleset:
@@ -185,18 +189,41 @@ class GameCreated(google.protobuf.message.Message):
     def setup(self) -> Global___ExplicitSetup:
         """Absent when the whole setup comes from the seed."""
 
-    def __init__(self, *, ruleset: verrater.v1.ruleset_pb2.Ruleset | None=..., seed_commitment: builtins.str=..., seed: builtins.bytes | None=..., setup: Global___ExplicitSetup | None=...) -> None:
+    @property
+    def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___SeatAssignment]:
+        """Who sits where (one per seat), or empty for a game without a lobby (tests, sandboxes)."""
+
+    def __init__(self, *, ruleset: verrater.v1.ruleset_pb2.Ruleset | None=..., seed_commitment: builtins.str=..., seed: builtins.bytes | None=..., setup: Global___ExplicitSetup | None=..., seats: collections.abc.Iterable[Global___SeatAssignment] | None=..., ranked: builtins.bool=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['_seed', b'_seed', 'ruleset', b'ruleset', 'seed', b'seed', 'setup', b'setup']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['_seed', b'_seed', 'ruleset', b'ruleset', 'seed', b'seed', 'seed_commitment', b'seed_commitment', 'setup', b'setup']) -> None:
+    def ClearField(self, field_name: typing.Literal['_seed', b'_seed', 'ranked', b'ranked', 'ruleset', b'ruleset', 'seats', b'seats', 'seed', b'seed', 'seed_commitment', b'seed_commitment', 'setup', b'setup']) -> None:
         ...
 
     def WhichOneof(self, oneof_group: typing.Literal['_seed', b'_seed']) -> typing.Literal['seed'] | None:
         ...
 Global___GameCreated: typing_extensions.TypeAlias = GameCreated
+
+@typing.final
+class SeatAssignment(google.protobuf.message.Message):
+    """Who sits at a seat. The rules ignore it; results, ratings and bot dispatch read it."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    PLAYER_ID_FIELD_NUMBER: builtins.int
+    NAME_FIELD_NUMBER: builtins.int
+    BOT_LEVEL_FIELD_NUMBER: builtins.int
+    player_id: builtins.str
+    name: builtins.str
+    bot_level: builtins.str
+    '"easy", "normal", "hard" for a bot; empty for a human.'
+
+    def __init__(self, *, player_id: builtins.str=..., name: builtins.str=..., bot_level: builtins.str=...) -> None:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['bot_level', b'bot_level', 'name', b'name', 'player_id', b'player_id']) -> None:
+        ...
+Global___SeatAssignment: typing_extensions.TypeAlias = SeatAssignment
 
 @typing.final
 class StartPlayerChosen(google.protobuf.message.Message):

@@ -227,7 +227,8 @@ class CreateGameRequest(google.protobuf.message.Message):
     BUILDER_MAY_MOVE_FIELD_NUMBER: builtins.int
     SETUP_FIELD_NUMBER: builtins.int
     SEED_FIELD_NUMBER: builtins.int
-    BOT_SEATS_FIELD_NUMBER: builtins.int
+    SEATS_FIELD_NUMBER: builtins.int
+    RANKED_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     'Empty: the server chooses an id.'
     players: builtins.int
@@ -235,22 +236,24 @@ class CreateGameRequest(google.protobuf.message.Message):
     builder_may_move: builtins.bool
     seed: builtins.bytes
     'A fixed secret seed (sandbox only); absent: a fresh random seed.'
+    ranked: builtins.bool
+    'Whether the result counts for ratings.'
 
     @property
     def setup(self) -> verrater.v1.events_pb2.ExplicitSetup:
         """A setup fixed by hand (sandbox and teaching tables); absent: all from the seed."""
 
     @property
-    def bot_seats(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
-        """Seats played by the AI service's bots."""
+    def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[verrater.v1.events_pb2.SeatAssignment]:
+        """Who sits where, one per seat (bot seats name their level); empty for a sandbox game."""
 
-    def __init__(self, *, game_id: builtins.str=..., players: builtins.int=..., builder_may_move: builtins.bool=..., setup: verrater.v1.events_pb2.ExplicitSetup | None=..., seed: builtins.bytes | None=..., bot_seats: collections.abc.Iterable[builtins.int] | None=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., players: builtins.int=..., builder_may_move: builtins.bool=..., setup: verrater.v1.events_pb2.ExplicitSetup | None=..., seed: builtins.bytes | None=..., seats: collections.abc.Iterable[verrater.v1.events_pb2.SeatAssignment] | None=..., ranked: builtins.bool=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['_seed', b'_seed', 'seed', b'seed', 'setup', b'setup']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['_seed', b'_seed', 'bot_seats', b'bot_seats', 'builder_may_move', b'builder_may_move', 'game_id', b'game_id', 'players', b'players', 'seed', b'seed', 'setup', b'setup']) -> None:
+    def ClearField(self, field_name: typing.Literal['_seed', b'_seed', 'builder_may_move', b'builder_may_move', 'game_id', b'game_id', 'players', b'players', 'ranked', b'ranked', 'seats', b'seats', 'seed', b'seed', 'setup', b'setup']) -> None:
         ...
 
     def WhichOneof(self, oneof_group: typing.Literal['_seed', b'_seed']) -> typing.Literal['seed'] | None:

@@ -1,0 +1,190 @@
+"""`verrater bench game`: the game service under load, through gRPC, on Redis.
+
+One game-service process (`verrater serve game`, started here as a child process) serves G
+games at once; this process plays them with random players that think for an exponentially
+distributed time before each decision, replacing every finished game by a new one. It reports
+achieved commands per second, SubmitCommand latency, events appended per second, and the time
+to rebuild one finished game from its Redis stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from grpc import aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
+from services.auth import Role, TokenIssuer, bearer
+from services.devtools.redis_server import local_redis
+from services.game.engine import fold
+from services.game.records import decode_record
+from services.game.store import RedisEventStore
+
+BENCH_SECRET = "bench-secret-only-for-this-local-benchmark-run"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def game_service_process(redis_url: str, port: int) -> Iterator[subprocess.Popen[bytes]]:
+    """`verrater serve game` in a child process, stopped with SIGTERM at the end."""
+    env = dict(
+        os.environ,
+        REDIS_URL=redis_url,
+        VERRATER_TOKEN_SECRET=BENCH_SECRET,
+        VERRATER_BIND=f"127.0.0.1:{port}",
+        VERRATER_LOG_LEVEL="WARNING",
+    )
+    process = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"], env=env)
+    try:
+        yield process
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+async def wait_until_serving(channel: aio.Channel, timeout: float = 20.0) -> None:
+    stub: Any = health_pb2_grpc.HealthStub(channel)  # the health stubs type the sync API only
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+            if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                return
+        except grpc.aio.AioRpcError:
+            if time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.1)
+
+
+@dataclass
+class _Tally:
+    latencies_ms: list[float] = field(default_factory=list)
+    events: int = 0
+    finished: list[str] = field(default_factory=list)
+
+
+async def _play_games(
+    stub: game_pb2_grpc.GameAsyncStub,
+    issuer: TokenIssuer,
+    think_ms: float,
+    deadline: float,
+    *,
+    rng: random.Random,
+    tally: _Tally,
+) -> None:
+    """One game slot: play random games back to back until the deadline."""
+    service = bearer(issuer.mint("bench", role=Role.SERVICE))
+    while time.monotonic() < deadline:
+        created = await stub.CreateGame(game_pb2.CreateGameRequest(players=4), metadata=service)
+        game_id = created.game_id
+        seats = [bearer(issuer.mint(f"p{s}", game_id=game_id, seat=s)) for s in range(4)]
+        spectator = await stub.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=service)
+        seat = spectator.turn.seats[0]
+        while time.monotonic() < deadline:
+            mine = await stub.GetView(
+                game_pb2.GetViewRequest(game_id=game_id), metadata=seats[seat]
+            )
+            if think_ms > 0:
+                await asyncio.sleep(rng.expovariate(1000.0 / think_ms))
+            request = game_pb2.SubmitCommandRequest(
+                game_id=game_id,
+                expected_version=mine.version,
+                command_id=f"{game_id}-{mine.version}",
+                command=rng.choice(list(mine.legal)),
+            )
+            started = time.perf_counter()
+            response = await stub.SubmitCommand(request, metadata=seats[seat])
+            tally.latencies_ms.append((time.perf_counter() - started) * 1000)
+            tally.events += len(response.events)
+            if response.view.phase == events_pb2.PHASE_GAME_OVER:
+                tally.finished.append(game_id)
+                break
+            seat = response.view.turn.seats[0]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if len(values) < 2:
+        return values[0] if values else 0.0
+    return statistics.quantiles(values, n=1000, method="inclusive")[int(q * 1000) - 1]
+
+
+async def _rebuild_ms(redis_url: str, game_id: str, repeats: int = 30) -> float:
+    """Median time to read a game's whole stream from Redis, decode it and fold it."""
+    store = RedisEventStore.from_url(redis_url)
+    try:
+        timings = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            stored = await store.read(game_id)
+            fold(decode_record(item.payload).event for item in stored)
+            timings.append((time.perf_counter() - started) * 1000)
+        return statistics.median(timings)
+    finally:
+        await store.close()
+
+
+async def _run(games: int, think_ms: float, duration: float, redis_url: str) -> dict[str, float]:
+    port = free_port()
+    with game_service_process(redis_url, port):
+        channel = aio.insecure_channel(f"127.0.0.1:{port}")
+        try:
+            await wait_until_serving(channel)
+            stub: game_pb2_grpc.GameAsyncStub = game_pb2_grpc.GameStub(channel)
+            issuer = TokenIssuer(BENCH_SECRET)
+            tally = _Tally()
+            started = time.monotonic()
+            deadline = started + duration
+            await asyncio.gather(
+                *[
+                    _play_games(stub, issuer, think_ms, deadline, rng=random.Random(i), tally=tally)
+                    for i in range(games)
+                ]
+            )
+            elapsed = time.monotonic() - started
+        finally:
+            await channel.close()
+    rebuild = await _rebuild_ms(redis_url, tally.finished[0]) if tally.finished else float("nan")
+    return {
+        "games": games,
+        "think_ms": think_ms,
+        "seconds": round(elapsed, 2),
+        "commands": len(tally.latencies_ms),
+        "commands_per_s": round(len(tally.latencies_ms) / elapsed, 1),
+        "p50_ms": round(_percentile(tally.latencies_ms, 0.50), 2),
+        "p99_ms": round(_percentile(tally.latencies_ms, 0.99), 2),
+        "events_per_s": round(tally.events / elapsed, 1),
+        "games_finished": len(tally.finished),
+        "rebuild_ms": round(rebuild, 3),
+    }
+
+
+def run_game_bench(
+    games: int, think_ms: float, duration: float, redis_url: str | None
+) -> dict[str, float]:
+    """Run the benchmark against `redis_url`, or a private redis-server when None."""
+    if redis_url:
+        return asyncio.run(_run(games, think_ms, duration, redis_url))
+    with local_redis() as url:
+        return asyncio.run(_run(games, think_ms, duration, url))

@@ -1,0 +1,45 @@
+"""The stored record of one event: the event and the command id of the decision it records.
+
+The bytes in a game's stream are a `verrater.v1.GameEvent` (see proto/verrater/v1/events.proto),
+serialized deterministically; the decision event of each batch also carries the client's
+command id, so retries are recognised from the log alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from google.protobuf.message import DecodeError
+
+from services.api.verrater.v1 import events_pb2
+
+from .codec import MalformedMessage, event_from_proto, event_to_proto
+from .engine import Event, deciding_seat
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """An event as stored: `seat` is the deciding seat for a decision event, else -1."""
+
+    event: Event
+    command_id: str = ""
+
+    @property
+    def seat(self) -> int:
+        seat = deciding_seat(self.event)
+        return -1 if seat is None else seat
+
+
+def encode_record(record: Record) -> bytes:
+    message = event_to_proto(record.event)
+    message.command_id = record.command_id
+    return message.SerializeToString(deterministic=True)
+
+
+def decode_record(data: bytes) -> Record:
+    """The record `encode_record` stored; MalformedMessage if the bytes are not one."""
+    try:
+        message = events_pb2.GameEvent.FromString(data)
+    except DecodeError as error:
+        raise MalformedMessage("event", f"not a GameEvent: {error}") from None
+    return Record(event_from_proto(message), message.command_id)

@@ -1,0 +1,296 @@
+"""The Game gRPC service: a thin entry point over `GameApplication`.
+
+Every handler validates the request, calls one application method, and maps the outcome to a
+status a client can act on: INVALID_ARGUMENT (malformed), FAILED_PRECONDITION (rule violation,
+with the engine's code in the status details), ABORTED (stale version), NOT_FOUND,
+UNAUTHENTICATED (interceptor), PERMISSION_DENIED, UNAVAILABLE (store down, retry). A client's
+mistake is never INTERNAL, and a rejected request changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import NoReturn
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, status_pb2
+from grpc_status import rpc_status
+
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, ruleset_pb2, view_pb2
+from services.auth import Identity, Role
+from services.grpc_util import Context, caller
+
+from .codec import (
+    MalformedCommand,
+    command_from_proto,
+    event_to_proto,
+    ruleset_to_proto,
+    setup_from_proto,
+    view_to_proto,
+    violation_to_proto,
+)
+from .engine import (
+    CreateGame,
+    Event,
+    GameState,
+    Ruleset,
+    RuleViolation,
+    SeatAssignment,
+    ViolationCode,
+    evolve,
+    redact_event,
+    view,
+)
+from .engine.rng import new_seed
+from .service import (
+    GameAlreadyExists,
+    GameApplication,
+    GameNotFinished,
+    GameNotFound,
+    StaleVersion,
+    VersionOutOfRange,
+)
+from .store import StoreUnavailable
+
+GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+MAX_COMMAND_ID = 128
+SERVICE_NAME = "verrater.v1.Game"
+
+
+class _Abort(Exception):
+    """A status to end the call with (raised inside handlers, turned into an abort once)."""
+
+    def __init__(
+        self, code: grpc.StatusCode, message: str, details: status_pb2.Status | None = None
+    ):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = details
+
+
+def _fail(code: grpc.StatusCode, message: str) -> NoReturn:
+    raise _Abort(code, message)
+
+
+def _violation_status(violation: RuleViolation) -> status_pb2.Status:
+    detail = any_pb2.Any()
+    detail.Pack(violation_to_proto(violation))
+    return status_pb2.Status(
+        code=code_pb2.FAILED_PRECONDITION, message=violation.message, details=[detail]
+    )
+
+
+@contextmanager
+def _client_errors() -> Iterator[None]:
+    """Map what the application raises to the status a client can act on."""
+    try:
+        yield
+    except RuleViolation as violation:
+        if violation.code is ViolationCode.INVALID_SETUP:
+            raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, violation.message) from violation
+        raise _Abort(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            f"{violation.code}: {violation.message}",
+            _violation_status(violation),
+        ) from violation
+    except MalformedCommand as malformed:
+        raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(malformed)) from malformed
+    except StaleVersion as stale:
+        raise _Abort(grpc.StatusCode.ABORTED, str(stale)) from stale
+    except GameNotFound as missing:
+        raise _Abort(grpc.StatusCode.NOT_FOUND, str(missing)) from missing
+    except GameAlreadyExists as exists:
+        raise _Abort(grpc.StatusCode.ALREADY_EXISTS, str(exists)) from exists
+    except GameNotFinished as running:
+        raise _Abort(grpc.StatusCode.FAILED_PRECONDITION, str(running)) from running
+    except VersionOutOfRange as beyond:
+        raise _Abort(grpc.StatusCode.OUT_OF_RANGE, str(beyond)) from beyond
+    except StoreUnavailable as down:
+        raise _Abort(
+            grpc.StatusCode.UNAVAILABLE, f"the event store is unavailable, retry: {down}"
+        ) from down
+
+
+async def _abort(context: Context, abort: _Abort) -> NoReturn:
+    if abort.details is not None:
+        status = rpc_status.to_status(abort.details)
+        await context.abort(status.code, status.details, status.trailing_metadata)
+    await context.abort(abort.code, abort.message)
+    raise AssertionError("context.abort returns only by raising")
+
+
+def _game_id(value: str) -> str:
+    if not GAME_ID.match(value):
+        _fail(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "game_id must be 1-64 characters of letters, digits, '-' or '_'",
+        )
+    return value
+
+
+def _identity() -> Identity:
+    identity = caller()
+    if identity is None:
+        _fail(grpc.StatusCode.UNAUTHENTICATED, "this call needs a valid token")
+    return identity
+
+
+def _seat(identity: Identity, game_id: str) -> int:
+    seat = identity.seat_in(game_id)
+    if seat is None:
+        _fail(
+            grpc.StatusCode.PERMISSION_DENIED,
+            f"your token is not bound to a seat in game {game_id}; ask the lobby for a seat token",
+        )
+    return seat
+
+
+def redact_batch(
+    before: GameState, events: tuple[Event, ...], seat: int | None
+) -> list[events_pb2.GameEvent]:
+    """The batch's events as `seat` may see them (redaction needs the state before each)."""
+    out = []
+    state = before
+    for event in events:
+        out.append(event_to_proto(redact_event(event, seat, state)))
+        state = evolve(state, event)
+    return out
+
+
+class GameServicer(game_pb2_grpc.GameServicer):
+    """The Game service's RPCs."""
+
+    def __init__(self, app: GameApplication) -> None:
+        self.app = app
+
+    async def GetView(
+        self, request: game_pb2.GetViewRequest, context: Context
+    ) -> view_pb2.PlayerView:
+        """The game as the caller's seat (or a spectator) sees it now."""
+        try:
+            game_id = _game_id(request.game_id)
+            identity = _identity()
+            with _client_errors():
+                current = await self.app.view(game_id, identity.seat_in(game_id))
+            return view_to_proto(current, game_id)
+        except _Abort as abort:
+            await _abort(context, abort)
+
+    async def SubmitCommand(
+        self, request: game_pb2.SubmitCommandRequest, context: Context
+    ) -> game_pb2.SubmitCommandResponse:
+        """Apply one command for the caller's seat; a retried command id is applied once."""
+        try:
+            game_id = _game_id(request.game_id)
+            seat = _seat(_identity(), game_id)
+            if len(request.command_id) > MAX_COMMAND_ID:
+                _fail(grpc.StatusCode.INVALID_ARGUMENT, "command_id is longer than 128 characters")
+            if request.expected_version < 0:
+                _fail(grpc.StatusCode.INVALID_ARGUMENT, "expected_version cannot be negative")
+            with _client_errors():
+                command = command_from_proto(request.command, seat)
+                result = await self.app.submit(
+                    game_id,
+                    seat,
+                    command,
+                    expected_version=request.expected_version or None,
+                    command_id=request.command_id,
+                )
+            return game_pb2.SubmitCommandResponse(
+                version=result.version,
+                events=redact_batch(result.before, result.events, seat),
+                view=view_to_proto(view(result.state, seat), game_id),
+            )
+        except _Abort as abort:
+            await _abort(context, abort)
+
+    async def Watch(
+        self, request: game_pb2.WatchRequest, context: Context
+    ) -> AsyncIterator[game_pb2.GameUpdate]:
+        """Events after from_version, then live, redacted for the caller."""
+        try:
+            game_id = _game_id(request.game_id)
+            identity = _identity()
+            if request.from_version < 0:
+                _fail(grpc.StatusCode.INVALID_ARGUMENT, "from_version cannot be negative")
+            with _client_errors():
+                updates = self.app.updates(game_id, identity.seat_in(game_id), request.from_version)
+                async for update in updates:
+                    message = game_pb2.GameUpdate(
+                        version=update.version, event=event_to_proto(update.event)
+                    )
+                    if update.view is not None:
+                        message.view.CopyFrom(view_to_proto(update.view, game_id))
+                    yield message
+        except _Abort as abort:
+            await _abort(context, abort)
+
+    async def GetLog(self, request: game_pb2.GetLogRequest, context: Context) -> game_pb2.GameLog:
+        """The complete log of a finished game, with its hash chain and exact stored bytes."""
+        try:
+            game_id = _game_id(request.game_id)
+            _identity()
+            with _client_errors():
+                entries = await self.app.log(game_id)
+            return game_pb2.GameLog(
+                game_id=game_id,
+                events=[
+                    game_pb2.LoggedEvent(
+                        version=stored.version,
+                        prev_hash=stored.prev_hash,
+                        hash=stored.hash,
+                        event=event_to_proto(record.event),
+                        payload=stored.payload,
+                    )
+                    for stored, record in entries
+                ],
+            )
+        except _Abort as abort:
+            await _abort(context, abort)
+
+    async def GetRuleset(
+        self, request: game_pb2.GetRulesetRequest, context: Context
+    ) -> ruleset_pb2.Ruleset:
+        """The standard ruleset for a player count and variant (no token needed)."""
+        try:
+            if request.players not in (3, 4):
+                _fail(grpc.StatusCode.INVALID_ARGUMENT, "players must be 3 or 4")
+            return ruleset_to_proto(
+                Ruleset.standard(request.players, builder_may_move=request.builder_may_move)
+            )
+        except _Abort as abort:
+            await _abort(context, abort)
+
+    async def CreateGame(
+        self, request: game_pb2.CreateGameRequest, context: Context
+    ) -> game_pb2.CreateGameResponse:
+        """Start a game (service tokens only: the lobby, or an operator's sandbox tool)."""
+        try:
+            identity = _identity()
+            if identity.role is not Role.SERVICE:
+                _fail(grpc.StatusCode.PERMISSION_DENIED, "only the lobby may create games")
+            game_id = _game_id(request.game_id) if request.game_id else secrets.token_hex(8)
+            if request.players not in (3, 4):
+                _fail(grpc.StatusCode.INVALID_ARGUMENT, "players must be 3 or 4")
+            if request.HasField("seed") and len(request.seed) != 32:
+                _fail(grpc.StatusCode.INVALID_ARGUMENT, "seed must be exactly 32 bytes")
+            with _client_errors():
+                setup = setup_from_proto(request.setup) if request.HasField("setup") else None
+                ruleset = Ruleset.standard(
+                    request.players, builder_may_move=request.builder_may_move
+                )
+                seed = request.seed if request.HasField("seed") else new_seed()
+                seats = tuple(
+                    SeatAssignment(seat.player_id, seat.name, seat.bot_level)
+                    for seat in request.seats
+                )
+                command = CreateGame(ruleset, seed, setup, seats, request.ranked)
+                state = await self.app.create_game(game_id, command)
+            return game_pb2.CreateGameResponse(game_id=game_id, version=state.version)
+        except _Abort as abort:
+            await _abort(context, abort)

@@ -1,0 +1,253 @@
+"""The game application service: commands in, events out, state rebuilt from the event store.
+
+Stateless apart from a cache: any replica serves any game. A command is decided against the
+cached state and appended with the cached version as the expected version; when another replica
+got there first the append conflicts, the cache is topped up from the stream and the command is
+decided again. Each decision records the caller's command id, so a retried command (same seat,
+same id) is applied once and answers the same.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+from .engine import (
+    CreateGame,
+    Event,
+    GameState,
+    Phase,
+    PlayerCommand,
+    PlayerView,
+    at_rest,
+    evolve,
+    execute,
+    fold,
+    initial_state,
+    redact_event,
+    view,
+)
+from .records import Record, decode_record, encode_record
+from .store import EventStore, StoredEvent, VersionConflict
+
+#: How often one command is re-decided after losing an append race before giving up.
+MAX_ATTEMPTS = 8
+
+
+class GameNotFound(Exception):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game with id {game_id!r}")
+        self.game_id = game_id
+
+
+class GameAlreadyExists(Exception):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"a game with id {game_id!r} already exists")
+        self.game_id = game_id
+
+
+class StaleVersion(Exception):
+    """The client acted on a version that is no longer current: re-read the view and retry."""
+
+    def __init__(self, expected: int, actual: int) -> None:
+        super().__init__(
+            f"you acted on version {expected} but the game is at version {actual}; "
+            "fetch the view again and decide on what it shows"
+        )
+        self.expected = expected
+        self.actual = actual
+
+
+class GameNotFinished(Exception):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(
+            f"game {game_id!r} is still running: its full log (with every hidden card) "
+            "opens when the game ends"
+        )
+
+
+class VersionOutOfRange(Exception):
+    def __init__(self, asked: int, actual: int) -> None:
+        super().__init__(f"version {asked} is beyond the game's current version {actual}")
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """The outcome of a command: the events it caused (versions first..last) and the state."""
+
+    first_version: int
+    events: tuple[Event, ...]
+    before: GameState
+    state: GameState
+    replayed: bool
+
+    @property
+    def version(self) -> int:
+        return self.first_version + len(self.events) - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """One event as a watcher may see it; `view` is set where a batch of events ends."""
+
+    version: int
+    event: Event
+    view: PlayerView | None
+
+
+@dataclass(slots=True)
+class _CachedGame:
+    """What a replica knows of one game: the fold of its log up to `state.version`."""
+
+    state: GameState
+    records: list[Record] = field(default_factory=list)
+    # (seat, command id) -> (first version, last version) of the batch the command caused
+    commands: dict[tuple[int, str], tuple[int, int]] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def apply(self, records: list[Record], state: GameState) -> None:
+        """Add whole batches (an append is atomic, so a read never splits one)."""
+        first = len(self.records) + 1
+        self.records.extend(records)
+        self.state = state
+        # A batch starts at a decision (a record with a seat) and runs to the next one.
+        starts = [first + i for i, record in enumerate(records) if record.seat >= 0]
+        for index, start in enumerate(starts):
+            end = starts[index + 1] - 1 if index + 1 < len(starts) else len(self.records)
+            decision = self.records[start - 1]
+            if decision.command_id:
+                self.commands[(decision.seat, decision.command_id)] = (start, end)
+
+    def events(self, first: int, last: int) -> tuple[Event, ...]:
+        return tuple(record.event for record in self.records[first - 1 : last])
+
+
+class GameApplication:
+    """Create games, take commands, answer views and live updates, for any number of games."""
+
+    def __init__(self, store: EventStore, *, cache_size: int = 10_000) -> None:
+        self.store = store
+        self._cache: OrderedDict[str, _CachedGame] = OrderedDict()
+        self._cache_size = cache_size
+
+    # --- loading -------------------------------------------------------------------------
+
+    async def _cached(self, game_id: str) -> _CachedGame:
+        game = self._cache.get(game_id)
+        if game is None:
+            game = _CachedGame(initial_state())
+            await self._top_up(game_id, game)
+            if game.state.version == 0:
+                raise GameNotFound(game_id)
+            self._cache[game_id] = game
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        self._cache.move_to_end(game_id)
+        return game
+
+    async def _top_up(self, game_id: str, game: _CachedGame) -> None:
+        """Fold whatever other replicas appended since the cached version."""
+        stored = await self.store.read(game_id, after_version=game.state.version)
+        if stored:
+            records = [decode_record(item.payload) for item in stored]
+            state = game.state
+            for record in records:
+                state = evolve(state, record.event)
+            game.apply(records, state)
+
+    async def state(self, game_id: str, *, fresh: bool = True) -> GameState:
+        """The game's current state (topped up from the store unless `fresh` is False)."""
+        game = await self._cached(game_id)
+        if fresh:
+            async with game.lock:
+                await self._top_up(game_id, game)
+        return game.state
+
+    async def view(self, game_id: str, seat: int | None) -> PlayerView:
+        return view(await self.state(game_id), seat)
+
+    # --- commands --------------------------------------------------------------------------
+
+    async def create_game(self, game_id: str, command: CreateGame) -> GameState:
+        """Create a game: its first events (setup) are appended at version 0."""
+        events, state = execute(initial_state(), command)
+        records = [Record(event) for event in events]
+        try:
+            await self.store.append(game_id, 0, [encode_record(r) for r in records])
+        except VersionConflict as conflict:
+            raise GameAlreadyExists(game_id) from conflict
+        game = _CachedGame(initial_state())
+        game.apply(records, state)
+        self._cache[game_id] = game
+        return state
+
+    async def submit(
+        self,
+        game_id: str,
+        seat: int,
+        command: PlayerCommand,
+        *,
+        expected_version: int | None,
+        command_id: str,
+    ) -> CommandResult:
+        """Decide and append one player command; RuleViolation and StaleVersion change nothing."""
+        game = await self._cached(game_id)
+        async with game.lock:
+            for _ in range(MAX_ATTEMPTS):
+                if command_id and (seat, command_id) in game.commands:
+                    first, last = game.commands[(seat, command_id)]
+                    before = fold(record.event for record in game.records[: first - 1])
+                    after = fold(game.events(first, last), before)
+                    return CommandResult(first, game.events(first, last), before, after, True)
+                current = game.state.version
+                if expected_version is not None and expected_version != current:
+                    if expected_version < current:
+                        raise StaleVersion(expected_version, current)
+                    await self._top_up(game_id, game)  # another replica may be ahead of us
+                    if expected_version != game.state.version:
+                        raise StaleVersion(expected_version, game.state.version)
+                    continue
+                events, state = execute(game.state, command)
+                records = [Record(events[0], command_id)]
+                records.extend(Record(event) for event in events[1:])
+                try:
+                    await self.store.append(game_id, current, [encode_record(r) for r in records])
+                except VersionConflict:
+                    await self._top_up(game_id, game)
+                    continue
+                before = game.state
+                game.apply(records, state)
+                return CommandResult(current + 1, tuple(events), before, state, False)
+        raise StaleVersion(expected_version or game.state.version, game.state.version)
+
+    # --- reading ---------------------------------------------------------------------------
+
+    async def log(self, game_id: str) -> list[tuple[StoredEvent, Record]]:
+        """The full log with every hidden fact: only for finished games."""
+        state = await self.state(game_id)
+        if state.phase is not Phase.GAME_OVER:
+            raise GameNotFinished(game_id)
+        stored = await self.store.read(game_id)
+        return [(item, decode_record(item.payload)) for item in stored]
+
+    async def updates(
+        self, game_id: str, seat: int | None, after_version: int
+    ) -> AsyncIterator[Update]:
+        """Every event after `after_version`, live, as `seat` may see it, with a view at rest.
+
+        The store shares one reader per process among all subscriptions, so a watcher costs a
+        queue and a fold, never a connection.
+        """
+        game = await self._cached(game_id)
+        async with game.lock:
+            await self._top_up(game_id, game)
+        if after_version > game.state.version:
+            raise VersionOutOfRange(after_version, game.state.version)
+        state = fold(record.event for record in game.records[:after_version])
+        async for stored in self.store.subscribe(game_id, after_version):
+            event = decode_record(stored.payload).event
+            visible = redact_event(event, seat, state)
+            state = evolve(state, event)
+            yield Update(stored.version, visible, view(state, seat) if at_rest(state) else None)

@@ -1,0 +1,152 @@
+"""gRPC plumbing shared by every service: the auth interceptor and the caller's identity.
+
+The interceptor verifies the bearer token of every call (except the public methods) and makes
+the verified identity available to the handler through a context variable; a call with a
+missing, forged or expired token never reaches a handler.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import grpc
+from grpc import aio
+
+from .auth import METADATA_KEY, Identity, InvalidToken, TokenIssuer
+
+_identity: contextvars.ContextVar[Identity | None] = contextvars.ContextVar(
+    "verrater_identity", default=None
+)
+
+#: Methods anyone may call without a token (health checks, reflection, the ruleset).
+ALWAYS_PUBLIC_PREFIXES = (
+    "/grpc.health.v1.Health/",
+    "/grpc.reflection.v1alpha.ServerReflection/",
+    "/grpc.reflection.v1.ServerReflection/",
+)
+
+
+# The stubs make these generic; at run time they are plain classes.
+if TYPE_CHECKING:
+    Handler: TypeAlias = grpc.RpcMethodHandler[Any, Any]
+    Context: TypeAlias = aio.ServicerContext[Any, Any]
+else:
+    Handler = grpc.RpcMethodHandler
+    Context = aio.ServicerContext
+
+
+def caller() -> Identity | None:
+    """The verified identity of the current call (None for a public method without a token)."""
+    return _identity.get()
+
+
+def _token_from(metadata: tuple[Any, ...] | None) -> str | None:
+    for key, value in metadata or ():
+        if key == METADATA_KEY:
+            text = value.decode() if isinstance(value, bytes) else str(value)
+            scheme, _, token = text.partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else None
+    return None
+
+
+class VerifiedTokens:
+    """Tokens whose signature was already checked, so a busy client costs one HMAC, not one per
+    call. Bounded (least recently used goes first); expiry is checked again on every use."""
+
+    def __init__(self, issuer: TokenIssuer, size: int = 50_000) -> None:
+        self._issuer = issuer
+        self._size = size
+        self._known: OrderedDict[str, Identity] = OrderedDict()
+
+    def verify(self, token: str) -> Identity:
+        identity = self._known.get(token)
+        if identity is None:
+            identity = self._issuer.verify(token)  # raises InvalidToken
+            self._known[token] = identity
+            if len(self._known) > self._size:
+                self._known.popitem(last=False)
+        else:
+            self._known.move_to_end(token)
+        if identity.expires_at <= time.time():
+            del self._known[token]
+            raise InvalidToken("the token has expired; refresh it with the lobby")
+        return identity
+
+
+class AuthInterceptor(aio.ServerInterceptor):
+    """Rejects calls without a valid token with UNAUTHENTICATED; passes the identity on."""
+
+    def __init__(self, issuer: TokenIssuer, public_methods: frozenset[str] = frozenset()) -> None:
+        self._tokens = VerifiedTokens(issuer)
+        self._public = public_methods
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Handler | None:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None or method.startswith(ALWAYS_PUBLIC_PREFIXES):
+            return handler
+        token = _token_from(tuple(handler_call_details.invocation_metadata or ()))
+        identity: Identity | None = None
+        problem = ""
+        if token is None:
+            problem = "this call needs a token: send metadata 'authorization: Bearer <token>'"
+        else:
+            try:
+                identity = self._tokens.verify(token)
+            except InvalidToken as error:
+                problem = str(error)
+        if identity is None and method not in self._public:
+            return _rejecting(handler, problem)
+        return _with_identity(handler, identity)
+
+
+def _rejecting(handler: Handler, message: str) -> Handler:
+    async def reject_unary(request: Any, context: Context) -> Any:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+
+    async def reject_stream(request: Any, context: Context) -> AsyncIterator[Any]:
+        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+        yield  # unreachable: abort raises; the yield makes this an async generator
+
+    if handler.unary_stream:
+        return grpc.unary_stream_rpc_method_handler(
+            reject_stream, handler.request_deserializer, handler.response_serializer
+        )
+    return grpc.unary_unary_rpc_method_handler(
+        reject_unary, handler.request_deserializer, handler.response_serializer
+    )
+
+
+def _with_identity(handler: Handler, identity: Identity | None) -> Handler:
+    # Under grpc.aio the handler behaviours are coroutine functions and async generators,
+    # whatever the (sync-flavoured) stubs declare; hence the Any-typed references.
+    if handler.unary_unary:
+        inner_unary: Any = handler.unary_unary
+
+        async def unary(request: Any, context: Context) -> Any:
+            _identity.set(identity)
+            return await inner_unary(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            unary, handler.request_deserializer, handler.response_serializer
+        )
+    if handler.unary_stream:
+        inner_stream: Any = handler.unary_stream
+
+        async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
+            _identity.set(identity)
+            async for item in inner_stream(request, context):
+                yield item
+
+        return grpc.unary_stream_rpc_method_handler(
+            stream, handler.request_deserializer, handler.response_serializer
+        )
+    return handler

@@ -1,0 +1,95 @@
+"""The lobby's side of the game service: creating games over gRPC, checking sandbox setups."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from grpc import aio
+
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
+from services.auth import Role, TokenIssuer, bearer
+from services.game.codec import MalformedMessage, setup_from_proto
+from services.game.engine import (
+    CreateGame,
+    Ruleset,
+    RuleViolation,
+    SeatAssignment,
+    execute,
+    initial_state,
+)
+from services.game.engine.rng import new_seed
+
+from .model import ErrorKind, LobbyError
+from .store import LobbyUnavailable
+
+
+def setup_to_dict(setup: events_pb2.ExplicitSetup) -> dict[str, Any]:
+    """A sandbox setup as JSON-able data (how the lobby keeps it with the table)."""
+    return json_format.MessageToDict(setup, preserving_proto_field_name=True)
+
+
+def setup_from_dict(data: dict[str, Any]) -> events_pb2.ExplicitSetup:
+    return json_format.ParseDict(data, events_pb2.ExplicitSetup())
+
+
+def validate_setup(players: int, data: dict[str, Any]) -> None:
+    """Refuse a sandbox setup the rules would refuse, when the table is opened, not at start."""
+    try:
+        setup = setup_from_proto(setup_from_dict(data))
+        execute(initial_state(), CreateGame(Ruleset.standard(players), new_seed(), setup))
+    except (MalformedMessage, json_format.ParseError) as error:
+        raise LobbyError(ErrorKind.INVALID, f"setup is malformed: {error}") from error
+    except RuleViolation as violation:
+        raise LobbyError(ErrorKind.INVALID, f"setup: {violation.message}") from violation
+
+
+class GrpcGameGateway:
+    """Creates games through the game service's public API with a service token."""
+
+    def __init__(self, address: str, issuer: TokenIssuer) -> None:
+        self._channel = aio.insecure_channel(address)
+        self._stub = game_pb2_grpc.GameStub(self._channel)
+        self._issuer = issuer
+
+    async def create_game(
+        self,
+        game_id: str,
+        *,
+        players: int,
+        builder_may_move: bool,
+        setup: dict[str, Any] | None,
+        seats: tuple[SeatAssignment, ...],
+        ranked: bool,
+    ) -> None:
+        request = game_pb2.CreateGameRequest(
+            game_id=game_id,
+            players=players,
+            builder_may_move=builder_may_move,
+            seats=[
+                events_pb2.SeatAssignment(
+                    player_id=seat.player_id, name=seat.name, bot_level=seat.bot_level
+                )
+                for seat in seats
+            ],
+            ranked=ranked,
+        )
+        if setup is not None:
+            request.setup.CopyFrom(setup_from_dict(setup))
+        token = self._issuer.mint("lobby", role=Role.SERVICE, ttl_seconds=300)
+        try:
+            await self._stub.CreateGame(request, metadata=bearer(token), timeout=10)
+        except grpc.aio.AioRpcError as error:
+            if error.code() is grpc.StatusCode.ALREADY_EXISTS:
+                return  # a repeated start: the game is there, which is all we wanted
+            if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                raise LobbyUnavailable(
+                    f"the game service is unavailable, retry starting: {error.details()}"
+                ) from error
+            raise LobbyError(
+                ErrorKind.CONFLICT, f"the game service refused the game: {error.details()}"
+            ) from error
+
+    async def close(self) -> None:
+        await self._channel.close()

@@ -1,0 +1,292 @@
+"""Lobby domain: players and tables, and the rules for seating (pure, no I/O).
+
+Every change to a table is a pure function `Table -> Table` that raises `LobbyError` when the
+change is not allowed; the store applies it atomically (compare-and-set on the table version),
+so two players racing for the last seat can never both get it.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import unicodedata
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+NAME_MIN = 3
+NAME_MAX = 24
+_NAME_CHARS = re.compile(r"^[\w .\-]+$")
+BOT_LEVELS = ("easy", "normal", "hard")
+
+
+class ErrorKind(StrEnum):
+    """How a lobby refusal maps to a status a client can act on."""
+
+    INVALID = "INVALID_ARGUMENT"
+    NOT_FOUND = "NOT_FOUND"
+    DENIED = "PERMISSION_DENIED"
+    CONFLICT = "FAILED_PRECONDITION"
+    ALREADY = "ALREADY_EXISTS"
+    LIMIT = "RESOURCE_EXHAUSTED"
+
+
+class LobbyError(Exception):
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class TableStatus(StrEnum):
+    OPEN = "open"
+    FULL = "full"
+    STARTING = "starting"
+    STARTED = "started"
+    CLOSED = "closed"
+
+
+def validate_name(raw: str) -> str:
+    """A display name: 3-24 letters, digits, spaces, '-', '_', '.'; trimmed; not all spaces."""
+    name = unicodedata.normalize("NFC", raw).strip()
+    if not NAME_MIN <= len(name) <= NAME_MAX:
+        raise LobbyError(
+            ErrorKind.INVALID, f"display name must be {NAME_MIN}-{NAME_MAX} characters long"
+        )
+    if not _NAME_CHARS.match(name):
+        raise LobbyError(
+            ErrorKind.INVALID,
+            "display name may use letters, digits, spaces, '-', '_' and '.' only",
+        )
+    return name
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    player_id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """A table seat: free (empty player_id), a person, or a bot of a level."""
+
+    player_id: str = ""
+    name: str = ""
+    bot_level: str = ""
+
+    @property
+    def free(self) -> bool:
+        return not self.player_id
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    table_id: str
+    host: str
+    size: int
+    seats: tuple[Seat, ...]
+    private: bool = False
+    invite_code: str = ""
+    builder_may_move: bool = False
+    auto_start: bool = False
+    setup: dict[str, Any] | None = None
+    turn_seconds: int = 0
+    status: TableStatus = TableStatus.OPEN
+    game_id: str = ""
+    version: int = 1
+    created_at_ms: int = 0
+    fill_bots_at_ms: int = 0
+    fill_bot_level: str = ""
+
+    @property
+    def ranked(self) -> bool:
+        """Games with bots or a hand-made setup do not count for ratings."""
+        return self.setup is None and not any(seat.bot_level for seat in self.seats)
+
+    @property
+    def listed(self) -> bool:
+        """Whether the open-tables projection shows this table."""
+        return self.status is TableStatus.OPEN and not self.private
+
+    def seat_of(self, player_id: str) -> int | None:
+        for index, seat in enumerate(self.seats):
+            if seat.player_id == player_id and not seat.bot_level:
+                return index
+        return None
+
+    def free_seats(self) -> list[int]:
+        return [index for index, seat in enumerate(self.seats) if seat.free]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "host": self.host,
+            "size": self.size,
+            "seats": [[s.player_id, s.name, s.bot_level] for s in self.seats],
+            "private": self.private,
+            "invite_code": self.invite_code,
+            "builder_may_move": self.builder_may_move,
+            "auto_start": self.auto_start,
+            "setup": self.setup,
+            "turn_seconds": self.turn_seconds,
+            "status": str(self.status),
+            "game_id": self.game_id,
+            "version": self.version,
+            "created_at_ms": self.created_at_ms,
+            "fill_bots_at_ms": self.fill_bots_at_ms,
+            "fill_bot_level": self.fill_bot_level,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Table:
+        return cls(
+            table_id=data["table_id"],
+            host=data["host"],
+            size=int(data["size"]),
+            seats=tuple(Seat(*seat) for seat in data["seats"]),
+            private=bool(data["private"]),
+            invite_code=data["invite_code"],
+            builder_may_move=bool(data["builder_may_move"]),
+            auto_start=bool(data["auto_start"]),
+            setup=data.get("setup"),
+            turn_seconds=int(data.get("turn_seconds", 0)),
+            status=TableStatus(data["status"]),
+            game_id=data["game_id"],
+            version=int(data["version"]),
+            created_at_ms=int(data["created_at_ms"]),
+            fill_bots_at_ms=int(data.get("fill_bots_at_ms", 0)),
+            fill_bot_level=data.get("fill_bot_level", ""),
+        )
+
+
+def new_table(
+    host: Player,
+    *,
+    size: int,
+    private: bool,
+    builder_may_move: bool,
+    auto_start: bool,
+    setup: dict[str, Any] | None,
+    turn_seconds: int,
+    now_ms: int,
+) -> Table:
+    """A table with its host in seat 0."""
+    if size not in (3, 4):
+        raise LobbyError(ErrorKind.INVALID, "a table has 3 or 4 seats")
+    if not 0 <= turn_seconds <= 3600:
+        raise LobbyError(ErrorKind.INVALID, "turn_seconds must be between 0 and 3600")
+    seats = (Seat(host.player_id, host.name),) + (Seat(),) * (size - 1)
+    return Table(
+        table_id=secrets.token_hex(6),
+        host=host.player_id,
+        size=size,
+        seats=seats,
+        private=private,
+        invite_code=secrets.token_urlsafe(6) if private else "",
+        builder_may_move=builder_may_move,
+        auto_start=auto_start,
+        setup=setup,
+        turn_seconds=turn_seconds,
+        created_at_ms=now_ms,
+    )
+
+
+def _seated(table: Table, seats: tuple[Seat, ...]) -> Table:
+    full = all(not seat.free for seat in seats)
+    status = TableStatus.FULL if full else TableStatus.OPEN
+    return replace(table, seats=seats, status=status, version=table.version + 1)
+
+
+def _require_waiting(table: Table) -> None:
+    if table.status not in (TableStatus.OPEN, TableStatus.FULL):
+        raise LobbyError(
+            ErrorKind.CONFLICT, f"table {table.table_id} is {table.status}: seats are fixed"
+        )
+
+
+def join(table: Table, player: Player, invite_code: str) -> Table:
+    """Take the first free seat."""
+    _require_waiting(table)
+    if table.seat_of(player.player_id) is not None:
+        raise LobbyError(ErrorKind.ALREADY, f"you already sit at table {table.table_id}")
+    if table.private and not secrets.compare_digest(invite_code, table.invite_code):
+        raise LobbyError(ErrorKind.DENIED, "wrong invite code for this private table")
+    free = table.free_seats()
+    if not free:
+        raise LobbyError(ErrorKind.CONFLICT, f"table {table.table_id} is full")
+    seats = list(table.seats)
+    seats[free[0]] = Seat(player.player_id, player.name)
+    return _seated(table, tuple(seats))
+
+
+def leave(table: Table, player_id: str) -> Table:
+    """Give up a seat; the host's leaving hands the table to the next person, or closes it."""
+    _require_waiting(table)
+    index = table.seat_of(player_id)
+    if index is None:
+        raise LobbyError(ErrorKind.CONFLICT, f"you do not sit at table {table.table_id}")
+    seats = list(table.seats)
+    seats[index] = Seat()
+    people = [seat.player_id for seat in seats if seat.player_id and not seat.bot_level]
+    if not people:
+        return replace(
+            table, seats=tuple(seats), status=TableStatus.CLOSED, version=table.version + 1
+        )
+    host = table.host if table.host != player_id else people[0]
+    return replace(_seated(table, tuple(seats)), host=host)
+
+
+def add_bot(table: Table, player_id: str, level: str) -> Table:
+    """The host seats a bot in the first free seat."""
+    require_host(table, player_id)
+    return fill_with_bot(table, level)
+
+
+def fill_with_bot(table: Table, level: str) -> Table:
+    _require_waiting(table)
+    if level not in BOT_LEVELS:
+        raise LobbyError(ErrorKind.INVALID, f"bot level must be one of {', '.join(BOT_LEVELS)}")
+    free = table.free_seats()
+    if not free:
+        raise LobbyError(ErrorKind.CONFLICT, f"table {table.table_id} is full")
+    seats = list(table.seats)
+    seats[free[0]] = Seat(f"bot-{secrets.token_hex(4)}", f"Bot {free[0] + 1} ({level})", level)
+    return _seated(table, tuple(seats))
+
+
+def fill_all_with_bots(table: Table) -> Table:
+    while table.free_seats():
+        table = fill_with_bot(table, table.fill_bot_level or "normal")
+    return replace(table, fill_bots_at_ms=0)
+
+
+def require_host(table: Table, player_id: str) -> None:
+    if table.host != player_id:
+        raise LobbyError(ErrorKind.DENIED, "only the table's host may do that")
+
+
+def begin_start(table: Table, player_id: str | None) -> Table:
+    """FULL -> STARTING (seats fixed); `player_id` None means the auto-start of a full table."""
+    if table.status in (TableStatus.STARTING, TableStatus.STARTED):
+        return table
+    if player_id is not None:
+        require_host(table, player_id)
+    if table.status is not TableStatus.FULL:
+        raise LobbyError(
+            ErrorKind.CONFLICT,
+            f"table {table.table_id} has {len(table.free_seats())} free seats: "
+            "fill them (or add bots) before starting",
+        )
+    return replace(
+        table,
+        status=TableStatus.STARTING,
+        game_id=f"g{table.table_id}",
+        version=table.version + 1,
+    )
+
+
+def finish_start(table: Table) -> Table:
+    if table.status is TableStatus.STARTED:
+        return table
+    return replace(table, status=TableStatus.STARTED, version=table.version + 1)

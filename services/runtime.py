@@ -1,0 +1,174 @@
+"""The one wiring point: configuration, and gRPC servers assembled from the services.
+
+Entry points (`verrater serve ...`, tests, benchmarks) build servers here, so the real store, the
+token issuer, the interceptor, health checking and reflection are wired the same way everywhere.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from grpc import aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+
+from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.auth import DEVELOPMENT_SECRET, TokenIssuer
+from services.game.server import GameServicer
+from services.game.service import GameApplication
+from services.game.store import EventStore, open_store
+from services.grpc_util import AuthInterceptor
+from services.lobby.gateway import GrpcGameGateway, validate_setup
+from services.lobby.server import LobbyServicer
+from services.lobby.service import LobbyApplication
+from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
+
+log = logging.getLogger("verrater")
+
+GAME_SERVICE = game_pb2.DESCRIPTOR.services_by_name["Game"].full_name
+LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
+PUBLIC_METHODS = frozenset({f"/{GAME_SERVICE}/GetRuleset", f"/{LOBBY_SERVICE}/RegisterGuest"})
+#: gRPC's default is 4 MiB; no legitimate request of ours comes near 1 MiB.
+MAX_MESSAGE_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings: environment variables first, overridden by `verrater serve` flags.
+
+    See the README's configuration table; every field has its variable and its default here.
+    """
+
+    bind: str = "127.0.0.1:50051"
+    redis_url: str | None = None
+    token_secret: str = DEVELOPMENT_SECRET
+    token_ttl_seconds: int = 24 * 3600
+    game_address: str | None = None
+    log_level: str = "INFO"
+    grace_seconds: float = 10.0
+
+    @classmethod
+    def from_env(cls) -> Config:
+        env = os.environ
+        return cls(
+            bind=env.get("VERRATER_BIND", cls.bind),
+            redis_url=env.get("REDIS_URL") or None,
+            token_secret=env.get("VERRATER_TOKEN_SECRET", cls.token_secret),
+            token_ttl_seconds=int(env.get("VERRATER_TOKEN_TTL", cls.token_ttl_seconds)),
+            game_address=env.get("VERRATER_GAME_ADDR") or None,
+            log_level=env.get("VERRATER_LOG_LEVEL", cls.log_level),
+            grace_seconds=float(env.get("VERRATER_GRACE_SECONDS", cls.grace_seconds)),
+        )
+
+    @property
+    def issuer(self) -> TokenIssuer:
+        return TokenIssuer(self.token_secret, self.token_ttl_seconds)
+
+
+@dataclass(slots=True)
+class Backend:
+    """A running gRPC server hosting some of the services, and everything it owns."""
+
+    server: aio.Server
+    port: int
+    health: health_aio.HealthServicer
+    game: GameApplication | None = None
+    lobby: LobbyApplication | None = None
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    async def stop(self, grace: float | None = 5.0) -> None:
+        """Stop taking calls, let in-flight ones finish within `grace`, then close stores."""
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        for close in reversed(self.closers):
+            await close()
+
+
+ALL_SERVICES = frozenset({"game", "lobby"})
+
+
+async def start_backend(
+    config: Config,
+    services: frozenset[str] = ALL_SERVICES,
+    *,
+    event_store: EventStore | None = None,
+    lobby_store: LobbyStore | None = None,
+) -> Backend:
+    """Start `services` in one gRPC server on `config.bind` (port 0: any free port).
+
+    Stores default to Redis when `config.redis_url` is set, else to memory. A lobby without a
+    game service in the same process reaches the game service at `config.game_address`.
+    """
+    if "lobby" in services and "game" not in services and not config.game_address:
+        raise ValueError("a lobby on its own needs VERRATER_GAME_ADDR (the game service)")
+    issuer = config.issuer
+    server = aio.server(
+        interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS)],
+        options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES), ("grpc.so_reuseport", 0)],
+    )
+    health_servicer = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    port = server.add_insecure_port(config.bind)
+    if port == 0:
+        raise OSError(f"cannot bind to {config.bind}")
+    backend = Backend(server, port, health_servicer)
+    names: list[str] = []
+    if "game" in services:
+        store = event_store or open_store(config.redis_url)
+        backend.closers.append(store.close)
+        backend.game = GameApplication(store)
+        game_pb2_grpc.add_GameServicer_to_server(GameServicer(backend.game), server)
+        names.append(GAME_SERVICE)
+    if "lobby" in services:
+        if lobby_store is None:
+            lobby_store = (
+                RedisLobbyStore.from_url(config.redis_url)
+                if config.redis_url
+                else InMemoryLobbyStore()
+            )
+        backend.closers.append(lobby_store.close)
+        gateway = GrpcGameGateway(config.game_address or f"127.0.0.1:{port}", issuer)
+        backend.closers.append(gateway.close)
+        backend.lobby = LobbyApplication(
+            lobby_store, issuer, gateway, validate_setup=validate_setup
+        )
+        backend.closers.append(backend.lobby.close)
+        lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyServicer(backend.lobby), server)
+        names.append(LOBBY_SERVICE)
+    reflection.enable_server_reflection(
+        (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    await server.start()
+    if backend.lobby is not None:
+        backend.lobby.start_background()
+    for name in ("", *names):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return backend
+
+
+async def serve(config: Config, services: frozenset[str]) -> None:
+    """`verrater serve [game|lobby]`: run until SIGTERM or SIGINT, then shut down cleanly."""
+    distributed = config.redis_url is not None or services != ALL_SERVICES
+    if distributed and config.token_secret == DEVELOPMENT_SECRET:
+        raise SystemExit(
+            "refusing to run a distributed deployment with the development token secret: "
+            "set VERRATER_TOKEN_SECRET"
+        )
+    backend = await start_backend(config, services)
+    where = config.redis_url or "the in-memory store"
+    log.info(
+        "%s listening on port %d, state in %s", ", ".join(sorted(services)), backend.port, where
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    await stop.wait()
+    log.info("shutting down: finishing in-flight calls")
+    await backend.stop(config.grace_seconds)

@@ -1,0 +1,57 @@
+"""Shared fixtures: a real Redis for the whole session, flushed per test.
+
+``redis_url`` (session) is the Redis chosen by :func:`tests.support.redis_server.start_test_redis`;
+it starts lazily, so test runs that never ask for Redis never start one. ``fresh_redis_url``
+(function) is the same URL after ``FLUSHDB``. With ``REDIS_URL`` set, that flush hits the
+database named in the URL: point it at a throwaway one (``redis://host:6379/15``).
+``persistent_redis`` is an extra private server with AOF for tests that crash and restart Redis.
+Which Redis served the run is printed in the terminal summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.support.redis_server import RedisServer, start_private_redis, start_test_redis
+
+_REDIS_DESCRIPTION = pytest.StashKey[str]()
+
+
+@pytest.fixture(scope="session")
+def redis_url(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
+    source = start_test_redis(tmp_path_factory.mktemp("redis"))
+    request.config.stash[_REDIS_DESCRIPTION] = source.description
+    try:
+        yield source.url
+    finally:
+        source.stop()
+
+
+@pytest.fixture
+def fresh_redis_url(redis_url: str) -> str:
+    with redis.Redis.from_url(redis_url) as client:
+        client.flushdb()
+    return redis_url
+
+
+@pytest.fixture
+def persistent_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    server = start_private_redis(tmp_path / "redis-aof", appendonly=True)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
+    description = config.stash.get(_REDIS_DESCRIPTION, None)
+    if description is not None:
+        terminalreporter.write_line(f"redis: {description}")

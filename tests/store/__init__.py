@@ -1,0 +1,1 @@
+"""Event store tests: one contract suite for every implementation, plus Redis specifics."""

@@ -1,0 +1,1 @@
+"""Helpers shared by test packages: real Redis servers and async waiting utilities."""
