@@ -12,7 +12,7 @@ $(BIN)/verrater: pyproject.toml
 	touch $@
 
 run: $(BIN)/verrater
-	$(BIN)/verrater demo
+	$(BIN)/verrater serve
 
 test: $(BIN)/verrater
 	$(BIN)/ruff check .

@@ -1,0 +1,175 @@
+"""`verrater serve` as a user runs it: a real process, signals, the README's own commands."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import grpc
+from grpc import aio
+
+from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.auth import Role, TokenIssuer, bearer
+from services.bench.game import free_port, wait_until_serving
+from services.game.records import decode_record
+from services.game.store import RedisEventStore
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "serve-test-secret-at-least-32-bytes-long"
+
+
+@contextmanager
+def process(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    child = subprocess.Popen(
+        args,
+        cwd=ROOT,
+        env={**os.environ, **env},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # signals reach make and the server it runs
+    )
+    try:
+        yield child
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+
+
+def terminate(child: subprocess.Popen[bytes], timeout: float = 30) -> tuple[int, str]:
+    """SIGTERM the server (not make around it, which would report the signal as an error)."""
+    children = subprocess.run(
+        ["pgrep", "-P", str(child.pid)], capture_output=True, text=True, check=False
+    ).stdout.split()
+    for pid in children or [str(child.pid)]:
+        os.kill(int(pid), signal.SIGTERM)
+    output, _ = child.communicate(timeout=timeout)
+    return child.returncode, output.decode(errors="replace")
+
+
+async def register_and_open_table(port: int) -> lobby_pb2.Table:
+    async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        await wait_until_serving(channel)
+        lobby = lobby_pb2_grpc.LobbyStub(channel)
+        session = await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Newcomer"))
+        table: lobby_pb2.Table = await lobby.CreateTable(
+            lobby_pb2.CreateTableRequest(size=4), metadata=bearer(session.token)
+        )
+        return table
+
+
+def quick_start_commands() -> list[str]:
+    readme = (ROOT / "README.md").read_text("utf-8")
+    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None, "the quick start has a sh code block"
+    return [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_readme_quick_start_is_make_run_and_make_test() -> None:
+    assert quick_start_commands() == ["make run", "make test"]
+
+
+def test_readme_run_command_serves_the_whole_backend_and_stops_on_sigterm() -> None:
+    run_command = quick_start_commands()[0]
+    port = free_port()
+    with process(run_command.split(), {"VERRATER_BIND": f"127.0.0.1:{port}"}) as child:
+        table = asyncio.run(register_and_open_table(port))
+        assert table.status == lobby_pb2.TABLE_STATUS_OPEN
+        code, output = terminate(child)
+    assert code == 0, output
+    assert "shutting down" in output
+
+
+def test_distributed_mode_refuses_the_development_secret(redis_url: str) -> None:
+    env = {"REDIS_URL": redis_url, "VERRATER_BIND": f"127.0.0.1:{free_port()}"}
+    env.pop("VERRATER_TOKEN_SECRET", None)
+    with process([sys.executable, "-m", "services.cli", "serve", "game"], env) as child:
+        output, _ = child.communicate(timeout=30)
+    assert child.returncode != 0
+    assert b"VERRATER_TOKEN_SECRET" in output
+
+
+async def _hammer(port: int, issuer: TokenIssuer, acknowledged: dict[str, set[str]]) -> None:
+    """Play games as fast as possible until the server goes away, noting acknowledged ids."""
+    async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        game = game_pb2_grpc.GameStub(channel)
+        service = bearer(issuer.mint("lobby", role=Role.SERVICE))
+        try:
+            while True:
+                created = await game.CreateGame(
+                    game_pb2.CreateGameRequest(players=4), metadata=service
+                )
+                game_id = created.game_id
+                acknowledged[game_id] = set()
+                while True:
+                    view = await game.GetView(
+                        game_pb2.GetViewRequest(game_id=game_id), metadata=service
+                    )
+                    if not view.turn.seats:
+                        break
+                    seat = view.turn.seats[0]
+                    token = bearer(issuer.mint(f"p{seat}", game_id=game_id, seat=seat))
+                    mine = await game.GetView(
+                        game_pb2.GetViewRequest(game_id=game_id), metadata=token
+                    )
+                    command_id = uuid.uuid4().hex
+                    await game.SubmitCommand(
+                        game_pb2.SubmitCommandRequest(
+                            game_id=game_id,
+                            expected_version=mine.version,
+                            command_id=command_id,
+                            command=mine.legal[0],
+                        ),
+                        metadata=token,
+                    )
+                    acknowledged[game_id].add(command_id)
+        except grpc.aio.AioRpcError as error:
+            # Shutting down: the server refuses new calls (UNAVAILABLE) or drops a call that
+            # arrived as it closed (CANCELLED; a client retries it with the same command id).
+            assert error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED), error
+
+
+def test_sigterm_finishes_in_flight_commands_and_loses_no_event(fresh_redis_url: str) -> None:
+    port = free_port()
+    issuer = TokenIssuer(SECRET)
+    env = {
+        "REDIS_URL": fresh_redis_url,
+        "VERRATER_TOKEN_SECRET": SECRET,
+        "VERRATER_BIND": f"127.0.0.1:{port}",
+    }
+    with process([sys.executable, "-m", "services.cli", "serve", "game"], env) as child:
+
+        async def scenario() -> dict[str, set[str]]:
+            async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                await wait_until_serving(channel)
+            acknowledged: dict[str, set[str]] = {}
+            players = [asyncio.create_task(_hammer(port, issuer, acknowledged)) for _ in range(3)]
+            await asyncio.sleep(1.5)
+            os.killpg(child.pid, signal.SIGTERM)
+            await asyncio.gather(*players)
+            return acknowledged
+
+        acknowledged = asyncio.run(scenario())
+        child.wait(timeout=30)
+        assert child.returncode == 0
+
+    async def logged_command_ids(game_id: str) -> set[str]:
+        store = RedisEventStore.from_url(fresh_redis_url)
+        try:
+            stored = await store.read(game_id)
+        finally:
+            await store.close()
+        return {decode_record(item.payload).command_id for item in stored} - {""}
+
+    assert sum(map(len, acknowledged.values())) > 10, "commands got in before the signal"
+    for game_id, ids in acknowledged.items():
+        assert ids <= asyncio.run(logged_command_ids(game_id)), game_id
