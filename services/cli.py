@@ -53,9 +53,9 @@ def _bench_game(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
-    import logging
     from dataclasses import replace
 
+    from services.observability import configure_logging
     from services.runtime import ALL_SERVICES, Config, serve
 
     config = Config.from_env()
@@ -70,11 +70,28 @@ def _serve(args: argparse.Namespace) -> int:
         if value is not None
     }
     config = replace(config, **overrides)
-    logging.basicConfig(
-        level=config.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
-    )
+    configure_logging(config.log_level, config.log_format)
     services = ALL_SERVICES if args.service is None else frozenset({args.service})
     asyncio.run(serve(config, services))
+    return 0
+
+
+def _worker(args: argparse.Namespace) -> int:
+    import os
+
+    from services.ai.worker import app
+    from services.observability import configure_logging, start_metrics
+
+    configure_logging(args.log_level, os.environ.get("VERRATER_LOG_FORMAT", "auto"))
+    start_metrics(int(os.environ.get("VERRATER_METRICS_PORT", "0")))
+    app.worker_main(
+        argv=[
+            "worker",
+            f"--loglevel={args.log_level}",
+            f"--concurrency={args.concurrency}",
+            "--hostname=verrater@%h",
+        ]
+    )
     return 0
 
 
@@ -102,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "service",
         nargs="?",
-        choices=("game", "lobby"),
+        choices=("game", "lobby", "ai"),
         help="run one service alone (distributed mode); default: all in one process",
     )
     serve.add_argument(
@@ -112,6 +129,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--redis-url", help="Redis for the event store (REDIS_URL; none: in memory)")
     serve.add_argument("--log-level", help="DEBUG, INFO, WARNING... (VERRATER_LOG_LEVEL, INFO)")
     serve.set_defaults(handler=_serve)
+
+    worker = commands.add_parser(
+        "worker", help="a Celery worker computing bot moves (REDIS_URL, VERRATER_GAME_ADDR)"
+    )
+    worker.add_argument("--concurrency", type=_positive, default=2, help="worker processes")
+    worker.add_argument("--log-level", default="INFO")
+    worker.set_defaults(handler=_worker)
 
     bench = commands.add_parser("bench", help="benchmarks that print measured figures")
     benches = bench.add_subparsers(dest="bench", required=True)
@@ -137,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
     game.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private redis-server)")
     game.add_argument("--json", action="store_true", help="print one JSON object")
     game.set_defaults(handler=_bench_game)
+
+    from services.audit.cli import add_commands as add_audit_commands
+
+    add_audit_commands(commands)
     return parser
 
 

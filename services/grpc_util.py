@@ -8,15 +8,21 @@ missing, forged or expired token never reaches a handler.
 from __future__ import annotations
 
 import contextvars
+import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import grpc
+import structlog
 from grpc import aio
 
 from .auth import METADATA_KEY, Identity, InvalidToken, TokenIssuer
+from .observability import bind_call
+
+log = structlog.get_logger("verrater.auth")
+TRACE_KEY = "x-trace-id"
 
 _identity: contextvars.ContextVar[Identity | None] = contextvars.ContextVar(
     "verrater_identity", default=None
@@ -37,6 +43,15 @@ if TYPE_CHECKING:
 else:
     Handler = grpc.RpcMethodHandler
     Context = aio.ServicerContext
+
+
+def _bind(method: str, trace_id: str, identity: Identity | None) -> None:
+    structlog.contextvars.clear_contextvars()
+    bind_call(
+        method=method,
+        trace_id=trace_id,
+        player=identity.subject if identity is not None else None,
+    )
 
 
 def caller() -> Identity | None:
@@ -104,8 +119,10 @@ class AuthInterceptor(aio.ServerInterceptor):
             except InvalidToken as error:
                 problem = str(error)
         if identity is None and method not in self._public:
+            log.info("rejected unauthenticated call", method=method, reason=problem)
             return _rejecting(handler, problem)
-        return _with_identity(handler, identity)
+        metadata = tuple(handler_call_details.invocation_metadata or ())
+        return _with_identity(handler, identity, method, _trace_id(metadata))
 
 
 def _rejecting(handler: Handler, message: str) -> Handler:
@@ -125,7 +142,18 @@ def _rejecting(handler: Handler, message: str) -> Handler:
     )
 
 
-def _with_identity(handler: Handler, identity: Identity | None) -> Handler:
+def _trace_id(metadata: tuple[Any, ...]) -> str:
+    """The caller's `x-trace-id` when it sent one (so its logs and ours join), else a new id."""
+    for key, value in metadata:
+        if key == TRACE_KEY:
+            text = value.decode() if isinstance(value, bytes) else str(value)
+            return text[:64]
+    return secrets.token_hex(8)
+
+
+def _with_identity(
+    handler: Handler, identity: Identity | None, method: str, trace_id: str
+) -> Handler:
     # Under grpc.aio the handler behaviours are coroutine functions and async generators,
     # whatever the (sync-flavoured) stubs declare; hence the Any-typed references.
     if handler.unary_unary:
@@ -133,6 +161,7 @@ def _with_identity(handler: Handler, identity: Identity | None) -> Handler:
 
         async def unary(request: Any, context: Context) -> Any:
             _identity.set(identity)
+            _bind(method, trace_id, identity)
             return await inner_unary(request, context)
 
         return grpc.unary_unary_rpc_method_handler(
@@ -143,6 +172,7 @@ def _with_identity(handler: Handler, identity: Identity | None) -> Handler:
 
         async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
             _identity.set(identity)
+            _bind(method, trace_id, identity)
             async for item in inner_stream(request, context):
                 yield item
 

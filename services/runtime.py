@@ -18,7 +18,17 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.ai.dispatch import BotScheduler, CeleryLauncher, InProcessLauncher
+from services.ai.server import AiServicer
+from services.ai.turns import GameClient
+from services.api.verrater.v1 import (
+    ai_pb2,
+    ai_pb2_grpc,
+    game_pb2,
+    game_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+)
 from services.auth import DEVELOPMENT_SECRET, TokenIssuer
 from services.game.server import GameServicer
 from services.game.service import GameApplication
@@ -28,11 +38,13 @@ from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication
 from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
+from services.observability import start_metrics
 
 log = logging.getLogger("verrater")
 
 GAME_SERVICE = game_pb2.DESCRIPTOR.services_by_name["Game"].full_name
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
+AI_SERVICE = ai_pb2.DESCRIPTOR.services_by_name["Ai"].full_name
 PUBLIC_METHODS = frozenset({f"/{GAME_SERVICE}/GetRuleset", f"/{LOBBY_SERVICE}/RegisterGuest"})
 #: gRPC's default is 4 MiB; no legitimate request of ours comes near 1 MiB.
 MAX_MESSAGE_BYTES = 1024 * 1024
@@ -52,6 +64,11 @@ class Config:
     game_address: str | None = None
     log_level: str = "INFO"
     grace_seconds: float = 10.0
+    # Where bot turns run: "inprocess", "celery", "off", or "auto" (in process when the game
+    # service shares its process with the AI service, on Celery workers when it runs alone).
+    bots: str = "auto"
+    metrics_port: int = 0
+    log_format: str = "auto"
 
     @classmethod
     def from_env(cls) -> Config:
@@ -64,6 +81,9 @@ class Config:
             game_address=env.get("VERRATER_GAME_ADDR") or None,
             log_level=env.get("VERRATER_LOG_LEVEL", cls.log_level),
             grace_seconds=float(env.get("VERRATER_GRACE_SECONDS", cls.grace_seconds)),
+            bots=env.get("VERRATER_BOTS", cls.bots),
+            metrics_port=int(env.get("VERRATER_METRICS_PORT", cls.metrics_port)),
+            log_format=env.get("VERRATER_LOG_FORMAT", cls.log_format),
         )
 
     @property
@@ -90,7 +110,30 @@ class Backend:
             await close()
 
 
-ALL_SERVICES = frozenset({"game", "lobby"})
+ALL_SERVICES = frozenset({"game", "lobby", "ai"})
+BOT_MODES = ("auto", "inprocess", "celery", "off")
+
+
+def _bot_scheduler(
+    config: Config, services: frozenset[str], own_address: str
+) -> tuple[BotScheduler | None, Callable[[], Awaitable[None]] | None]:
+    """Where this process sends bot turns (see Config.bots)."""
+    if config.bots not in BOT_MODES:
+        raise ValueError(f"VERRATER_BOTS must be one of {', '.join(BOT_MODES)}")
+    mode = config.bots
+    if mode == "auto":
+        mode = "inprocess" if "ai" in services else "celery"
+    if mode == "off":
+        return None, None
+    if mode == "celery":
+        if not config.redis_url:
+            raise ValueError("bots on Celery workers need REDIS_URL (the broker)")
+        from services.ai.worker import make_app
+
+        celery_launcher = CeleryLauncher(make_app(config.redis_url))
+        return BotScheduler(celery_launcher), celery_launcher.close
+    inprocess = InProcessLauncher(GameClient(own_address, config.issuer))
+    return BotScheduler(inprocess), inprocess.close
 
 
 async def start_backend(
@@ -105,8 +148,8 @@ async def start_backend(
     Stores default to Redis when `config.redis_url` is set, else to memory. A lobby without a
     game service in the same process reaches the game service at `config.game_address`.
     """
-    if "lobby" in services and "game" not in services and not config.game_address:
-        raise ValueError("a lobby on its own needs VERRATER_GAME_ADDR (the game service)")
+    if "game" not in services and not config.game_address:
+        raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
     issuer = config.issuer
     server = aio.server(
         interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS)],
@@ -119,10 +162,16 @@ async def start_backend(
         raise OSError(f"cannot bind to {config.bind}")
     backend = Backend(server, port, health_servicer)
     names: list[str] = []
+    own_address = f"127.0.0.1:{port}"
     if "game" in services:
         store = event_store or open_store(config.redis_url)
         backend.closers.append(store.close)
-        backend.game = GameApplication(store)
+        scheduler, close_scheduler = _bot_scheduler(config, services, own_address)
+        if close_scheduler is not None:
+            backend.closers.append(close_scheduler)
+        backend.game = GameApplication(
+            store, announce=scheduler.announce if scheduler is not None else None
+        )
         game_pb2_grpc.add_GameServicer_to_server(GameServicer(backend.game), server)
         names.append(GAME_SERVICE)
     if "lobby" in services:
@@ -133,7 +182,7 @@ async def start_backend(
                 else InMemoryLobbyStore()
             )
         backend.closers.append(lobby_store.close)
-        gateway = GrpcGameGateway(config.game_address or f"127.0.0.1:{port}", issuer)
+        gateway = GrpcGameGateway(config.game_address or own_address, issuer)
         backend.closers.append(gateway.close)
         backend.lobby = LobbyApplication(
             lobby_store, issuer, gateway, validate_setup=validate_setup
@@ -141,6 +190,13 @@ async def start_backend(
         backend.closers.append(backend.lobby.close)
         lobby_pb2_grpc.add_LobbyServicer_to_server(LobbyServicer(backend.lobby), server)
         names.append(LOBBY_SERVICE)
+    if "ai" in services:
+        ai = AiServicer(
+            config.game_address if "game" not in services and config.game_address else own_address
+        )
+        backend.closers.append(ai.close)
+        ai_pb2_grpc.add_AiServicer_to_server(ai, server)
+        names.append(AI_SERVICE)
     reflection.enable_server_reflection(
         (*names, health.SERVICE_NAME, reflection.SERVICE_NAME), server
     )
@@ -153,13 +209,14 @@ async def start_backend(
 
 
 async def serve(config: Config, services: frozenset[str]) -> None:
-    """`verrater serve [game|lobby]`: run until SIGTERM or SIGINT, then shut down cleanly."""
+    """`verrater serve [game|lobby|ai]`: run until SIGTERM or SIGINT, then shut down cleanly."""
     distributed = config.redis_url is not None or services != ALL_SERVICES
     if distributed and config.token_secret == DEVELOPMENT_SECRET:
         raise SystemExit(
             "refusing to run a distributed deployment with the development token secret: "
             "set VERRATER_TOKEN_SECRET"
         )
+    start_metrics(config.metrics_port)
     backend = await start_backend(config, services)
     where = config.redis_url or "the in-memory store"
     log.info(

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import signal
 import subprocess
 import sys
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,7 +18,13 @@ from pathlib import Path
 import grpc
 from grpc import aio
 
-from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.api.verrater.v1 import (
+    commands_pb2,
+    game_pb2,
+    game_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+)
 from services.auth import Role, TokenIssuer, bearer
 from services.bench.game import free_port, wait_until_serving
 from services.game.records import decode_record
@@ -173,3 +181,75 @@ def test_sigterm_finishes_in_flight_commands_and_loses_no_event(fresh_redis_url:
     assert sum(map(len, acknowledged.values())) > 10, "commands got in before the signal"
     for game_id, ids in acknowledged.items():
         assert ids <= asyncio.run(logged_command_ids(game_id)), game_id
+
+
+def test_metrics_and_structured_logs_carry_context_and_never_a_token() -> None:
+    port, metrics_port = free_port(), free_port()
+    env = {
+        "VERRATER_BIND": f"127.0.0.1:{port}",
+        "VERRATER_METRICS_PORT": str(metrics_port),
+        "VERRATER_LOG_FORMAT": "json",
+    }
+    tokens: list[str] = []
+
+    async def scenario() -> str:
+        async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            await wait_until_serving(channel)
+            lobby = lobby_pb2_grpc.LobbyStub(channel)
+            game = game_pb2_grpc.GameStub(channel)
+            session = await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Ops"))
+            tokens.append(session.token)
+            host = bearer(session.token)
+            table = await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=3), metadata=host)
+            for _ in range(2):
+                await lobby.AddBot(
+                    lobby_pb2.AddBotRequest(
+                        table_id=table.table_id, level=lobby_pb2.BOT_LEVEL_EASY
+                    ),
+                    metadata=host,
+                )
+            table = await lobby.StartGame(
+                lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host
+            )
+            seat = await lobby.GetSeatToken(
+                lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=host
+            )
+            tokens.append(seat.token)
+            wrong = game_pb2.SubmitCommandRequest(
+                game_id=table.game_id,
+                expected_version=1,
+                command_id="ops-wrong-1",
+                command=commands_pb2.Command(pass_build=commands_pb2.PassBuild()),
+            )
+            try:
+                await game.SubmitCommand(
+                    wrong, metadata=(*bearer(seat.token), ("x-trace-id", "trace-ops-1"))
+                )
+            except grpc.aio.AioRpcError as error:
+                assert error.code() in (
+                    grpc.StatusCode.ABORTED,
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                )
+            return table.game_id
+
+    with process([sys.executable, "-m", "services.cli", "serve"], env) as child:
+        game_id = asyncio.run(scenario())
+        with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics") as page:
+            metrics = page.read().decode()
+        code, output = terminate(child)
+    assert code == 0, output
+    assert 'verrater_commands_total{outcome="aborted",type="pass_build"}' in metrics or (
+        'verrater_commands_total{outcome="failed_precondition",type="pass_build"}' in metrics
+    )
+    assert "verrater_command_seconds_bucket" in metrics
+    assert "verrater_active_games" in metrics
+    lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+    refused = [line for line in lines if line.get("event") == "command refused"]
+    assert refused, output
+    assert refused[0]["game_id"] == game_id
+    assert refused[0]["command_id"] == "ops-wrong-1"
+    assert refused[0]["trace_id"] == "trace-ops-1"
+    assert "seat" in refused[0]
+    for token in tokens:
+        assert token not in output
+        assert token.split(".")[2] not in output  # not even the signature

@@ -338,6 +338,7 @@ def event_to_proto(event: Event) -> events_pb2.GameEvent:
                         for seat in event.seats
                     ],
                     ranked=event.ranked,
+                    turn_seconds=event.turn_seconds,
                 )
             )
         case StartPlayerChosen():
@@ -519,6 +520,7 @@ def event_from_proto(message: events_pb2.GameEvent) -> Event:
                     for seat in created.seats
                 ),
                 ranked=created.ranked,
+                turn_seconds=created.turn_seconds,
             )
         case "start_player_chosen":
             start = message.start_player_chosen

@@ -19,10 +19,12 @@ from .engine import Event, deciding_seat
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """An event as stored: `seat` is the deciding seat for a decision event, else -1."""
+    """An event as stored: the client's command id and whether a bot decided because the
+    seat's turn timer ran out (both on the decision event that starts a batch)."""
 
     event: Event
     command_id: str = ""
+    turn_timer_expired: bool = False
 
     @property
     def seat(self) -> int:
@@ -33,6 +35,7 @@ class Record:
 def encode_record(record: Record) -> bytes:
     message = event_to_proto(record.event)
     message.command_id = record.command_id
+    message.turn_timer_expired = record.turn_timer_expired
     return message.SerializeToString(deterministic=True)
 
 
@@ -42,4 +45,4 @@ def decode_record(data: bytes) -> Record:
         message = events_pb2.GameEvent.FromString(data)
     except DecodeError as error:
         raise MalformedMessage("event", f"not a GameEvent: {error}") from None
-    return Record(event_from_proto(message), message.command_id)
+    return Record(event_from_proto(message), message.command_id, message.turn_timer_expired)

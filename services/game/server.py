@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 import secrets
+import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from typing import NoReturn
 
 import grpc
+import structlog
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, status_pb2
 from grpc_status import rpc_status
@@ -23,6 +25,7 @@ from grpc_status import rpc_status
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, ruleset_pb2, view_pb2
 from services.auth import Identity, Role
 from services.grpc_util import Context, caller
+from services.observability import COMMAND_SECONDS, COMMANDS, bind_call
 
 from .codec import (
     MalformedCommand,
@@ -56,6 +59,7 @@ from .service import (
 )
 from .store import StoreUnavailable
 
+log = structlog.get_logger("verrater.game")
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_COMMAND_ID = 128
 SERVICE_NAME = "verrater.v1.Game"
@@ -185,9 +189,19 @@ class GameServicer(game_pb2_grpc.GameServicer):
         self, request: game_pb2.SubmitCommandRequest, context: Context
     ) -> game_pb2.SubmitCommandResponse:
         """Apply one command for the caller's seat; a retried command id is applied once."""
+        started = time.perf_counter()
+        kind = request.command.WhichOneof("command") or "none"
+        outcome = "applied"
         try:
             game_id = _game_id(request.game_id)
-            seat = _seat(_identity(), game_id)
+            identity = _identity()
+            seat = _seat(identity, game_id)
+            bind_call(game_id=game_id, seat=seat, command_id=request.command_id[:MAX_COMMAND_ID])
+            if request.turn_timer_expired and identity.role is not Role.SERVICE:
+                _fail(
+                    grpc.StatusCode.PERMISSION_DENIED,
+                    "only the AI service decides for a seat whose turn timer ran out",
+                )
             if len(request.command_id) > MAX_COMMAND_ID:
                 _fail(grpc.StatusCode.INVALID_ARGUMENT, "command_id is longer than 128 characters")
             if request.expected_version < 0:
@@ -200,14 +214,22 @@ class GameServicer(game_pb2_grpc.GameServicer):
                     command,
                     expected_version=request.expected_version or None,
                     command_id=request.command_id,
+                    turn_timer_expired=request.turn_timer_expired,
                 )
+            if result.replayed:
+                outcome = "replayed"
             return game_pb2.SubmitCommandResponse(
                 version=result.version,
                 events=redact_batch(result.before, result.events, seat),
                 view=view_to_proto(view(result.state, seat), game_id),
             )
         except _Abort as abort:
+            outcome = abort.code.name.lower()
+            log.info("command refused", outcome=outcome, reason=abort.message)
             await _abort(context, abort)
+        finally:
+            COMMANDS.labels(kind, outcome).inc()
+            COMMAND_SECONDS.observe(time.perf_counter() - started)
 
     async def Watch(
         self, request: game_pb2.WatchRequest, context: Context
@@ -256,8 +278,12 @@ class GameServicer(game_pb2_grpc.GameServicer):
     async def GetRuleset(
         self, request: game_pb2.GetRulesetRequest, context: Context
     ) -> ruleset_pb2.Ruleset:
-        """The standard ruleset for a player count and variant (no token needed)."""
+        """A game's ruleset, or the standard one for a player count and variant (no token)."""
         try:
+            if request.game_id:
+                with _client_errors():
+                    state = await self.app.state(_game_id(request.game_id), fresh=False)
+                return ruleset_to_proto(state.rules)
             if request.players not in (3, 4):
                 _fail(grpc.StatusCode.INVALID_ARGUMENT, "players must be 3 or 4")
             return ruleset_to_proto(
@@ -289,7 +315,9 @@ class GameServicer(game_pb2_grpc.GameServicer):
                     SeatAssignment(seat.player_id, seat.name, seat.bot_level)
                     for seat in request.seats
                 )
-                command = CreateGame(ruleset, seed, setup, seats, request.ranked)
+                command = CreateGame(
+                    ruleset, seed, setup, seats, request.ranked, request.turn_seconds
+                )
                 state = await self.app.create_game(game_id, command)
             return game_pb2.CreateGameResponse(game_id=game_id, version=state.version)
         except _Abort as abort:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+
+from services.observability import ACTIVE_GAMES, APPEND_SECONDS
 
 from .engine import (
     CreateGame,
@@ -127,10 +129,23 @@ class _CachedGame:
 class GameApplication:
     """Create games, take commands, answer views and live updates, for any number of games."""
 
-    def __init__(self, store: EventStore, *, cache_size: int = 10_000) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        *,
+        cache_size: int = 10_000,
+        announce: Callable[[str, GameState, str], None] | None = None,
+    ) -> None:
+        """`announce(game_id, state, command_id)` hears of every state this replica appended
+        (and of each game it loads cold), so bots and turn timers can act on it."""
         self.store = store
         self._cache: OrderedDict[str, _CachedGame] = OrderedDict()
         self._cache_size = cache_size
+        self._announce = announce or (lambda game_id, state, command_id: None)
+        ACTIVE_GAMES.set_function(self._active_games)
+
+    def _active_games(self) -> int:
+        return sum(1 for game in self._cache.values() if game.state.phase is not Phase.GAME_OVER)
 
     # --- loading -------------------------------------------------------------------------
 
@@ -142,6 +157,9 @@ class GameApplication:
             if game.state.version == 0:
                 raise GameNotFound(game_id)
             self._cache[game_id] = game
+            # A replica that appended may have died before announcing: announce again (a bot
+            # turn is applied at most once per seat and version, so repeats are harmless).
+            self._announce(game_id, game.state, "")
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
         self._cache.move_to_end(game_id)
@@ -181,6 +199,7 @@ class GameApplication:
         game = _CachedGame(initial_state())
         game.apply(records, state)
         self._cache[game_id] = game
+        self._announce(game_id, state, "")
         return state
 
     async def submit(
@@ -191,6 +210,7 @@ class GameApplication:
         *,
         expected_version: int | None,
         command_id: str,
+        turn_timer_expired: bool = False,
     ) -> CommandResult:
         """Decide and append one player command; RuleViolation and StaleVersion change nothing."""
         game = await self._cached(game_id)
@@ -210,15 +230,19 @@ class GameApplication:
                         raise StaleVersion(expected_version, game.state.version)
                     continue
                 events, state = execute(game.state, command)
-                records = [Record(events[0], command_id)]
+                records = [Record(events[0], command_id, turn_timer_expired)]
                 records.extend(Record(event) for event in events[1:])
                 try:
-                    await self.store.append(game_id, current, [encode_record(r) for r in records])
+                    with APPEND_SECONDS.time():
+                        await self.store.append(
+                            game_id, current, [encode_record(r) for r in records]
+                        )
                 except VersionConflict:
                     await self._top_up(game_id, game)
                     continue
                 before = game.state
                 game.apply(records, state)
+                self._announce(game_id, state, command_id)
                 return CommandResult(current + 1, tuple(events), before, state, False)
         raise StaleVersion(expected_version or game.state.version, game.state.version)
 

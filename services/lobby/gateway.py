@@ -62,6 +62,7 @@ class GrpcGameGateway:
         setup: dict[str, Any] | None,
         seats: tuple[SeatAssignment, ...],
         ranked: bool,
+        turn_seconds: int,
     ) -> None:
         request = game_pb2.CreateGameRequest(
             game_id=game_id,
@@ -74,6 +75,7 @@ class GrpcGameGateway:
                 for seat in seats
             ],
             ranked=ranked,
+            turn_seconds=turn_seconds,
         )
         if setup is not None:
             request.setup.CopyFrom(setup_from_dict(setup))

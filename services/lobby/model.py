@@ -170,13 +170,18 @@ def new_table(
     setup: dict[str, Any] | None,
     turn_seconds: int,
     now_ms: int,
+    host_sits_out: bool = False,
 ) -> Table:
-    """A table with its host in seat 0."""
+    """A table with its host in seat 0 (or with every seat free, when the host sits out)."""
     if size not in (3, 4):
         raise LobbyError(ErrorKind.INVALID, "a table has 3 or 4 seats")
     if not 0 <= turn_seconds <= 3600:
         raise LobbyError(ErrorKind.INVALID, "turn_seconds must be between 0 and 3600")
-    seats = (Seat(host.player_id, host.name),) + (Seat(),) * (size - 1)
+    seats = (
+        (Seat(),) * size
+        if host_sits_out
+        else (Seat(host.player_id, host.name),) + (Seat(),) * (size - 1)
+    )
     return Table(
         table_id=secrets.token_hex(6),
         host=host.player_id,
@@ -229,11 +234,11 @@ def leave(table: Table, player_id: str) -> Table:
     seats = list(table.seats)
     seats[index] = Seat()
     people = [seat.player_id for seat in seats if seat.player_id and not seat.bot_level]
-    if not people:
+    if not people and table.host == player_id:
         return replace(
             table, seats=tuple(seats), status=TableStatus.CLOSED, version=table.version + 1
         )
-    host = table.host if table.host != player_id else people[0]
+    host = table.host if table.host != player_id or not people else people[0]
     return replace(_seated(table, tuple(seats)), host=host)
 
 

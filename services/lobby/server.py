@@ -160,6 +160,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
                 auto_start=request.auto_start,
                 setup=setup_to_dict(request.setup) if request.HasField("setup") else None,
                 turn_seconds=request.turn_seconds,
+                host_sits_out=request.host_sits_out,
             )
             return table_to_proto(table, identity.subject)
 

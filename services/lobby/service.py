@@ -43,6 +43,7 @@ class GameGateway(Protocol):
         setup: dict[str, Any] | None,
         seats: tuple[SeatAssignment, ...],
         ranked: bool,
+        turn_seconds: int,
     ) -> None:
         """Create the game; creating an existing game id again is not an error."""
 
@@ -108,6 +109,7 @@ class LobbyApplication:
         turn_seconds: int = 0,
         fill_with_bots_after_s: int = 0,
         bot_level: str = "normal",
+        host_sits_out: bool = False,
     ) -> Table:
         player = await self.player(identity)
         if setup is not None and self._validate_setup is not None:
@@ -124,6 +126,7 @@ class LobbyApplication:
             setup=setup,
             turn_seconds=turn_seconds,
             now_ms=now_ms,
+            host_sits_out=host_sits_out,
         )
         if fill_with_bots_after_s:
             if bot_level not in model.BOT_LEVELS:
@@ -205,6 +208,7 @@ class LobbyApplication:
                 SeatAssignment(seat.player_id, seat.name, seat.bot_level) for seat in table.seats
             ),
             ranked=table.ranked,
+            turn_seconds=table.turn_seconds,
         )
         return await self.store.update_table(table_id, model.finish_start)
 

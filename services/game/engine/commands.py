@@ -14,13 +14,15 @@ from .events import ExplicitSetup, SeatAssignment
 @dataclass(frozen=True, slots=True)
 class CreateGame:
     """Start a game: the ruleset, the secret seed, optionally a setup fixed by hand, who sits
-    where (one SeatAssignment per seat, or none) and whether results count for ratings."""
+    where (one SeatAssignment per seat, or none), whether results count for ratings, and the
+    seconds a human seat has per decision before a bot decides for it (0: no timer)."""
 
     ruleset: Ruleset
     seed: bytes
     setup: ExplicitSetup | None = None
     seats: tuple[SeatAssignment, ...] = ()
     ranked: bool = False
+    turn_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)

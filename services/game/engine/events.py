@@ -83,6 +83,7 @@ class GameCreated:
     setup: ExplicitSetup | None = None
     seats: tuple[SeatAssignment, ...] = ()
     ranked: bool = False
+    turn_seconds: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -281,6 +281,8 @@ def _create_game(state: GameState, command: CreateGame) -> list[Event]:
         raise _violation(ViolationCode.GAME_ALREADY_STARTED, "the game already exists")
     if command.setup is not None:
         _validate_setup(command.setup, command.ruleset.players)
+    if command.turn_seconds < 0:
+        raise _violation(ViolationCode.INVALID_SETUP, "turn_seconds cannot be negative", "seats")
     if command.seats and len(command.seats) != command.ruleset.players:
         raise _violation(
             ViolationCode.INVALID_SETUP,
@@ -295,6 +297,7 @@ def _create_game(state: GameState, command: CreateGame) -> list[Event]:
             setup=command.setup,
             seats=command.seats,
             ranked=command.ranked,
+            turn_seconds=command.turn_seconds,
         )
     ]
 

@@ -47,6 +47,7 @@ from .events import (
     RoundEnded,
     RoundStarted,
     ScoreReason,
+    SeatAssignment,
     StartPlayerChosen,
     StrategistAssigned,
     SupplyDealt,
@@ -101,6 +102,7 @@ class GameState:
         "revealed",
         "round",
         "ruleset",
+        "seating",
         "seed",
         "seed_commitment",
         "set_aside",
@@ -108,12 +110,16 @@ class GameState:
         "start_player",
         "strategist",
         "turn",
+        "turn_seconds",
         "version",
         "vp",
         "winners",
     )
 
     ruleset: Ruleset | None
+    # Who sits where and the turn timer: the rules ignore them; services read them.
+    seating: tuple[SeatAssignment, ...]
+    turn_seconds: int
     seed: bytes
     seed_commitment: str
     setup: ExplicitSetup | None
@@ -143,6 +149,8 @@ class GameState:
 
     def __init__(self) -> None:
         self.ruleset = None
+        self.seating = ()
+        self.turn_seconds = 0
         self.seed = b""
         self.seed_commitment = ""
         self.setup = None
@@ -192,12 +200,14 @@ class GameState:
         new.round = self.round
         new.ruleset = self.ruleset
         new.seed = self.seed
+        new.seating = self.seating
         new.seed_commitment = self.seed_commitment
         new.set_aside = self.set_aside
         new.setup = self.setup
         new.start_player = self.start_player
         new.strategist = self.strategist
         new.turn = self.turn
+        new.turn_seconds = self.turn_seconds
         new.version = self.version
         new.vp = self.vp
         new.winners = self.winners
@@ -294,6 +304,8 @@ def _game_created(s: GameState, e: GameCreated) -> None:
     s.seed = _revealed(e.seed, "seed")
     s.seed_commitment = e.seed_commitment
     s.setup = e.setup
+    s.seating = e.seats
+    s.turn_seconds = e.turn_seconds
     s.phase = Phase.SETUP
     s.vp = (0,) * n
     s.hands = ((),) * n

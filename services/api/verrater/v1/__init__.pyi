@@ -1,3 +1,5 @@
+from . import ai_pb2
+from . import ai_pb2_grpc
 from . import cards_pb2
 from . import commands_pb2
 from . import errors_pb2

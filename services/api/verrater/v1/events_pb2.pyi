@@ -174,12 +174,15 @@ class GameCreated(google.protobuf.message.Message):
     SETUP_FIELD_NUMBER: builtins.int
     SEATS_FIELD_NUMBER: builtins.int
     RANKED_FIELD_NUMBER: builtins.int
+    TURN_SECONDS_FIELD_NUMBER: builtins.int
     seed_commitment: builtins.str
     'Lowercase hex sha256 of the seed.'
     seed: builtins.bytes
     'The secret seed. Hidden until GameEnded reveals it.'
     ranked: builtins.bool
     'Whether the result counts for ratings (false with bots or an explicit setup).'
+    turn_seconds: builtins.int
+    'Seconds a human seat has per decision before a bot decides for it (0: no turn timer).'
 
     @property
     def ruleset(self) -> verrater.v1.ruleset_pb2.Ruleset:
@@ -193,13 +196,13 @@ class GameCreated(google.protobuf.message.Message):
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___SeatAssignment]:
         """Who sits where (one per seat), or empty for a game without a lobby (tests, sandboxes)."""
 
-    def __init__(self, *, ruleset: verrater.v1.ruleset_pb2.Ruleset | None=..., seed_commitment: builtins.str=..., seed: builtins.bytes | None=..., setup: Global___ExplicitSetup | None=..., seats: collections.abc.Iterable[Global___SeatAssignment] | None=..., ranked: builtins.bool=...) -> None:
+    def __init__(self, *, ruleset: verrater.v1.ruleset_pb2.Ruleset | None=..., seed_commitment: builtins.str=..., seed: builtins.bytes | None=..., setup: Global___ExplicitSetup | None=..., seats: collections.abc.Iterable[Global___SeatAssignment] | None=..., ranked: builtins.bool=..., turn_seconds: builtins.int=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['_seed', b'_seed', 'ruleset', b'ruleset', 'seed', b'seed', 'setup', b'setup']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['_seed', b'_seed', 'ranked', b'ranked', 'ruleset', b'ruleset', 'seats', b'seats', 'seed', b'seed', 'seed_commitment', b'seed_commitment', 'setup', b'setup']) -> None:
+    def ClearField(self, field_name: typing.Literal['_seed', b'_seed', 'ranked', b'ranked', 'ruleset', b'ruleset', 'seats', b'seats', 'seed', b'seed', 'seed_commitment', b'seed_commitment', 'setup', b'setup', 'turn_seconds', b'turn_seconds']) -> None:
         ...
 
     def WhichOneof(self, oneof_group: typing.Literal['_seed', b'_seed']) -> typing.Literal['seed'] | None:
@@ -756,8 +759,11 @@ class GameEvent(google.protobuf.message.Message):
     ROUND_ENDED_FIELD_NUMBER: builtins.int
     GAME_ENDED_FIELD_NUMBER: builtins.int
     COMMAND_ID_FIELD_NUMBER: builtins.int
+    TURN_TIMER_EXPIRED_FIELD_NUMBER: builtins.int
     command_id: builtins.str
     'The id the client chose for the command that caused this event; set on the decision\n    event that starts each batch (empty on automatic events). Retried commands are matched on\n    (seat, command_id), so this is what makes a retry apply once, across replicas and restarts.\n    '
+    turn_timer_expired: builtins.bool
+    'Set on a decision a bot took for a human seat whose turn timer ran out.'
 
     @property
     def game_created(self) -> Global___GameCreated:
@@ -867,13 +873,13 @@ class GameEvent(google.protobuf.message.Message):
     def game_ended(self) -> Global___GameEnded:
         ...
 
-    def __init__(self, *, game_created: Global___GameCreated | None=..., start_player_chosen: Global___StartPlayerChosen | None=..., ring_laid_out: Global___RingLaidOut | None=..., supply_dealt: Global___SupplyDealt | None=..., strategist_assigned: Global___StrategistAssigned | None=..., phase_began: Global___PhaseBegan | None=..., first_estate_placed: Global___FirstEstatePlaced | None=..., round_started: Global___RoundStarted | None=..., conflict_chosen: Global___ConflictChosen | None=..., action_cards_dealt: Global___ActionCardsDealt | None=..., action_card_picked: Global___ActionCardPicked | None=..., supply_played: Global___SupplyPlayed | None=..., action_cards_revealed: Global___ActionCardsRevealed | None=..., allegiance_switched: Global___AllegianceSwitched | None=..., conflict_resolved: Global___ConflictResolved | None=..., points_awarded: Global___PointsAwarded | None=..., landscape_flipped: Global___LandscapeFlipped | None=..., building_placed: Global___BuildingPlaced | None=..., building_flipped: Global___BuildingFlipped | None=..., building_moved: Global___BuildingMoved | None=..., build_passed: Global___BuildPassed | None=..., supply_discarded: Global___SupplyDiscarded | None=..., discard_pile_reshuffled: Global___DiscardPileReshuffled | None=..., cards_drawn: Global___CardsDrawn | None=..., cards_discarded: Global___CardsDiscarded | None=..., round_ended: Global___RoundEnded | None=..., game_ended: Global___GameEnded | None=..., command_id: builtins.str=...) -> None:
+    def __init__(self, *, game_created: Global___GameCreated | None=..., start_player_chosen: Global___StartPlayerChosen | None=..., ring_laid_out: Global___RingLaidOut | None=..., supply_dealt: Global___SupplyDealt | None=..., strategist_assigned: Global___StrategistAssigned | None=..., phase_began: Global___PhaseBegan | None=..., first_estate_placed: Global___FirstEstatePlaced | None=..., round_started: Global___RoundStarted | None=..., conflict_chosen: Global___ConflictChosen | None=..., action_cards_dealt: Global___ActionCardsDealt | None=..., action_card_picked: Global___ActionCardPicked | None=..., supply_played: Global___SupplyPlayed | None=..., action_cards_revealed: Global___ActionCardsRevealed | None=..., allegiance_switched: Global___AllegianceSwitched | None=..., conflict_resolved: Global___ConflictResolved | None=..., points_awarded: Global___PointsAwarded | None=..., landscape_flipped: Global___LandscapeFlipped | None=..., building_placed: Global___BuildingPlaced | None=..., building_flipped: Global___BuildingFlipped | None=..., building_moved: Global___BuildingMoved | None=..., build_passed: Global___BuildPassed | None=..., supply_discarded: Global___SupplyDiscarded | None=..., discard_pile_reshuffled: Global___DiscardPileReshuffled | None=..., cards_drawn: Global___CardsDrawn | None=..., cards_discarded: Global___CardsDiscarded | None=..., round_ended: Global___RoundEnded | None=..., game_ended: Global___GameEnded | None=..., command_id: builtins.str=..., turn_timer_expired: builtins.bool=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['action_card_picked', b'action_card_picked', 'action_cards_dealt', b'action_cards_dealt', 'action_cards_revealed', b'action_cards_revealed', 'allegiance_switched', b'allegiance_switched', 'build_passed', b'build_passed', 'building_flipped', b'building_flipped', 'building_moved', b'building_moved', 'building_placed', b'building_placed', 'cards_discarded', b'cards_discarded', 'cards_drawn', b'cards_drawn', 'conflict_chosen', b'conflict_chosen', 'conflict_resolved', b'conflict_resolved', 'discard_pile_reshuffled', b'discard_pile_reshuffled', 'event', b'event', 'first_estate_placed', b'first_estate_placed', 'game_created', b'game_created', 'game_ended', b'game_ended', 'landscape_flipped', b'landscape_flipped', 'phase_began', b'phase_began', 'points_awarded', b'points_awarded', 'ring_laid_out', b'ring_laid_out', 'round_ended', b'round_ended', 'round_started', b'round_started', 'start_player_chosen', b'start_player_chosen', 'strategist_assigned', b'strategist_assigned', 'supply_dealt', b'supply_dealt', 'supply_discarded', b'supply_discarded', 'supply_played', b'supply_played']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['action_card_picked', b'action_card_picked', 'action_cards_dealt', b'action_cards_dealt', 'action_cards_revealed', b'action_cards_revealed', 'allegiance_switched', b'allegiance_switched', 'build_passed', b'build_passed', 'building_flipped', b'building_flipped', 'building_moved', b'building_moved', 'building_placed', b'building_placed', 'cards_discarded', b'cards_discarded', 'cards_drawn', b'cards_drawn', 'command_id', b'command_id', 'conflict_chosen', b'conflict_chosen', 'conflict_resolved', b'conflict_resolved', 'discard_pile_reshuffled', b'discard_pile_reshuffled', 'event', b'event', 'first_estate_placed', b'first_estate_placed', 'game_created', b'game_created', 'game_ended', b'game_ended', 'landscape_flipped', b'landscape_flipped', 'phase_began', b'phase_began', 'points_awarded', b'points_awarded', 'ring_laid_out', b'ring_laid_out', 'round_ended', b'round_ended', 'round_started', b'round_started', 'start_player_chosen', b'start_player_chosen', 'strategist_assigned', b'strategist_assigned', 'supply_dealt', b'supply_dealt', 'supply_discarded', b'supply_discarded', 'supply_played', b'supply_played']) -> None:
+    def ClearField(self, field_name: typing.Literal['action_card_picked', b'action_card_picked', 'action_cards_dealt', b'action_cards_dealt', 'action_cards_revealed', b'action_cards_revealed', 'allegiance_switched', b'allegiance_switched', 'build_passed', b'build_passed', 'building_flipped', b'building_flipped', 'building_moved', b'building_moved', 'building_placed', b'building_placed', 'cards_discarded', b'cards_discarded', 'cards_drawn', b'cards_drawn', 'command_id', b'command_id', 'conflict_chosen', b'conflict_chosen', 'conflict_resolved', b'conflict_resolved', 'discard_pile_reshuffled', b'discard_pile_reshuffled', 'event', b'event', 'first_estate_placed', b'first_estate_placed', 'game_created', b'game_created', 'game_ended', b'game_ended', 'landscape_flipped', b'landscape_flipped', 'phase_began', b'phase_began', 'points_awarded', b'points_awarded', 'ring_laid_out', b'ring_laid_out', 'round_ended', b'round_ended', 'round_started', b'round_started', 'start_player_chosen', b'start_player_chosen', 'strategist_assigned', b'strategist_assigned', 'supply_dealt', b'supply_dealt', 'supply_discarded', b'supply_discarded', 'supply_played', b'supply_played', 'turn_timer_expired', b'turn_timer_expired']) -> None:
         ...
 
     def WhichOneof(self, oneof_group: typing.Literal['event', b'event']) -> typing.Literal['game_created', 'start_player_chosen', 'ring_laid_out', 'supply_dealt', 'strategist_assigned', 'phase_began', 'first_estate_placed', 'round_started', 'conflict_chosen', 'action_cards_dealt', 'action_card_picked', 'supply_played', 'action_cards_revealed', 'allegiance_switched', 'conflict_resolved', 'points_awarded', 'landscape_flipped', 'building_placed', 'building_flipped', 'building_moved', 'build_passed', 'supply_discarded', 'discard_pile_reshuffled', 'cards_drawn', 'cards_discarded', 'round_ended', 'game_ended'] | None:

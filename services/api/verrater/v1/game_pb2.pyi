@@ -43,23 +43,26 @@ class SubmitCommandRequest(google.protobuf.message.Message):
     EXPECTED_VERSION_FIELD_NUMBER: builtins.int
     COMMAND_ID_FIELD_NUMBER: builtins.int
     COMMAND_FIELD_NUMBER: builtins.int
+    TURN_TIMER_EXPIRED_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     expected_version: builtins.int
     'The version of the view the command was chosen from; the command fails with ABORTED if the\n    game has moved on since.\n    '
     command_id: builtins.str
     'Chosen by the client, unique per command: a retry with the same id is applied only once.'
+    turn_timer_expired: builtins.bool
+    "Only for the AI service's tokens: the seat's turn timer ran out and a bot decides for it;\n    the decision event records it.\n    "
 
     @property
     def command(self) -> verrater.v1.commands_pb2.Command:
         ...
 
-    def __init__(self, *, game_id: builtins.str=..., expected_version: builtins.int=..., command_id: builtins.str=..., command: verrater.v1.commands_pb2.Command | None=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., expected_version: builtins.int=..., command_id: builtins.str=..., command: verrater.v1.commands_pb2.Command | None=..., turn_timer_expired: builtins.bool=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['command', b'command']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['command', b'command', 'command_id', b'command_id', 'expected_version', b'expected_version', 'game_id', b'game_id']) -> None:
+    def ClearField(self, field_name: typing.Literal['command', b'command', 'command_id', b'command_id', 'expected_version', b'expected_version', 'game_id', b'game_id', 'turn_timer_expired', b'turn_timer_expired']) -> None:
         ...
 Global___SubmitCommandRequest: typing_extensions.TypeAlias = SubmitCommandRequest
 
@@ -205,16 +208,19 @@ Global___GameLog: typing_extensions.TypeAlias = GameLog
 class GetRulesetRequest(google.protobuf.message.Message):
     """Asks for the standard ruleset of a player count and variant."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    GAME_ID_FIELD_NUMBER: builtins.int
     PLAYERS_FIELD_NUMBER: builtins.int
     BUILDER_MAY_MOVE_FIELD_NUMBER: builtins.int
+    game_id: builtins.str
+    "A game's own ruleset (card table included) when set; players and builder_may_move are\n    then ignored.\n    "
     players: builtins.int
     '3 or 4.'
     builder_may_move: builtins.bool
 
-    def __init__(self, *, players: builtins.int=..., builder_may_move: builtins.bool=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., players: builtins.int=..., builder_may_move: builtins.bool=...) -> None:
         ...
 
-    def ClearField(self, field_name: typing.Literal['builder_may_move', b'builder_may_move', 'players', b'players']) -> None:
+    def ClearField(self, field_name: typing.Literal['builder_may_move', b'builder_may_move', 'game_id', b'game_id', 'players', b'players']) -> None:
         ...
 Global___GetRulesetRequest: typing_extensions.TypeAlias = GetRulesetRequest
 
@@ -229,6 +235,7 @@ class CreateGameRequest(google.protobuf.message.Message):
     SEED_FIELD_NUMBER: builtins.int
     SEATS_FIELD_NUMBER: builtins.int
     RANKED_FIELD_NUMBER: builtins.int
+    TURN_SECONDS_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     'Empty: the server chooses an id.'
     players: builtins.int
@@ -238,6 +245,8 @@ class CreateGameRequest(google.protobuf.message.Message):
     'A fixed secret seed (sandbox only); absent: a fresh random seed.'
     ranked: builtins.bool
     'Whether the result counts for ratings.'
+    turn_seconds: builtins.int
+    'Seconds a human seat has per decision before a bot decides for it (0: no turn timer).'
 
     @property
     def setup(self) -> verrater.v1.events_pb2.ExplicitSetup:
@@ -247,13 +256,13 @@ class CreateGameRequest(google.protobuf.message.Message):
     def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[verrater.v1.events_pb2.SeatAssignment]:
         """Who sits where, one per seat (bot seats name their level); empty for a sandbox game."""
 
-    def __init__(self, *, game_id: builtins.str=..., players: builtins.int=..., builder_may_move: builtins.bool=..., setup: verrater.v1.events_pb2.ExplicitSetup | None=..., seed: builtins.bytes | None=..., seats: collections.abc.Iterable[verrater.v1.events_pb2.SeatAssignment] | None=..., ranked: builtins.bool=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., players: builtins.int=..., builder_may_move: builtins.bool=..., setup: verrater.v1.events_pb2.ExplicitSetup | None=..., seed: builtins.bytes | None=..., seats: collections.abc.Iterable[verrater.v1.events_pb2.SeatAssignment] | None=..., ranked: builtins.bool=..., turn_seconds: builtins.int=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['_seed', b'_seed', 'seed', b'seed', 'setup', b'setup']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['_seed', b'_seed', 'builder_may_move', b'builder_may_move', 'game_id', b'game_id', 'players', b'players', 'ranked', b'ranked', 'seats', b'seats', 'seed', b'seed', 'setup', b'setup']) -> None:
+    def ClearField(self, field_name: typing.Literal['_seed', b'_seed', 'builder_may_move', b'builder_may_move', 'game_id', b'game_id', 'players', b'players', 'ranked', b'ranked', 'seats', b'seats', 'seed', b'seed', 'setup', b'setup', 'turn_seconds', b'turn_seconds']) -> None:
         ...
 
     def WhichOneof(self, oneof_group: typing.Literal['_seed', b'_seed']) -> typing.Literal['seed'] | None:

@@ -194,6 +194,7 @@ class CreateTableRequest(google.protobuf.message.Message):
     AUTO_START_FIELD_NUMBER: builtins.int
     SETUP_FIELD_NUMBER: builtins.int
     TURN_SECONDS_FIELD_NUMBER: builtins.int
+    HOST_SITS_OUT_FIELD_NUMBER: builtins.int
     size: builtins.int
     '3 or 4.'
     private: builtins.bool
@@ -201,18 +202,21 @@ class CreateTableRequest(google.protobuf.message.Message):
     auto_start: builtins.bool
     'Start as soon as the last seat is taken.'
     turn_seconds: builtins.int
+    'Seconds a human seat has per decision before a bot decides for it (0: no turn timer).'
+    host_sits_out: builtins.bool
+    'The host organises without taking a seat (e.g. a match of bots only).'
 
     @property
     def setup(self) -> verrater.v1.events_pb2.ExplicitSetup:
         """A sandbox table with a setup fixed by hand (unranked)."""
 
-    def __init__(self, *, size: builtins.int=..., private: builtins.bool=..., builder_may_move: builtins.bool=..., auto_start: builtins.bool=..., setup: verrater.v1.events_pb2.ExplicitSetup | None=..., turn_seconds: builtins.int=...) -> None:
+    def __init__(self, *, size: builtins.int=..., private: builtins.bool=..., builder_may_move: builtins.bool=..., auto_start: builtins.bool=..., setup: verrater.v1.events_pb2.ExplicitSetup | None=..., turn_seconds: builtins.int=..., host_sits_out: builtins.bool=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['setup', b'setup']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['auto_start', b'auto_start', 'builder_may_move', b'builder_may_move', 'private', b'private', 'setup', b'setup', 'size', b'size', 'turn_seconds', b'turn_seconds']) -> None:
+    def ClearField(self, field_name: typing.Literal['auto_start', b'auto_start', 'builder_may_move', b'builder_may_move', 'host_sits_out', b'host_sits_out', 'private', b'private', 'setup', b'setup', 'size', b'size', 'turn_seconds', b'turn_seconds']) -> None:
         ...
 Global___CreateTableRequest: typing_extensions.TypeAlias = CreateTableRequest
 

@@ -1,0 +1,121 @@
+"""`verrater audit`, `verrater export` and `verrater replay`: the audit tools on the command line.
+
+Each reads a finished game's log from a game server (GetLog) or from an export file. Exit codes:
+0 done (audit: clean), 1 the audit found something, 2 the log could not be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .client import DEFAULT_SERVER, TOKEN_ENV
+from .export import LogEntry
+
+
+def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register `audit`, `export` and `replay` on the `verrater` command's subparsers."""
+    audit = commands.add_parser(
+        "audit",
+        help="prove a finished game was stored intact, dealt fairly and played by the rules",
+    )
+    _add_source(audit)
+    audit.set_defaults(handler=_audit)
+
+    export = commands.add_parser(
+        "export", help="print a finished game's log as JSON Lines (format: docs/LOG_FORMAT.md)"
+    )
+    export.add_argument("game_id", metavar="GAME_ID")
+    _add_server(export)
+    export.set_defaults(handler=_export)
+
+    replay = commands.add_parser("replay", help="tell a game's log round by round")
+    _add_source(replay)
+    replay.add_argument("--round", type=int, help="tell only this round")
+    replay.set_defaults(handler=_replay)
+
+
+def _add_source(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("game_id", nargs="?", metavar="GAME_ID", help="fetch this game's log")
+    source.add_argument("--file", metavar="LOG.jsonl", help="read an exported log instead")
+    _add_server(parser)
+
+
+def _add_server(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server", default=DEFAULT_SERVER, help=f"game server ({DEFAULT_SERVER})")
+    parser.add_argument(
+        "--token",
+        help=f"a token of the server's issuer (default: ${TOKEN_ENV}, else one minted with "
+        "this machine's VERRATER_TOKEN_SECRET, which suits a local `verrater serve`)",
+    )
+
+
+def _fail(command: str, problem: object) -> int:
+    print(f"verrater {command}: {problem}", file=sys.stderr)
+    return 2
+
+
+def _fetch(game_id: str, args: argparse.Namespace) -> list[LogEntry]:
+    import asyncio
+
+    from services.runtime import Config
+
+    from .client import fetch_log
+
+    return asyncio.run(
+        fetch_log(game_id, server=args.server, token=args.token, issuer=Config.from_env().issuer)
+    )
+
+
+def _load(args: argparse.Namespace) -> tuple[str, list[LogEntry]]:
+    """The game's name (id, or file name) and its log, from the file or the server."""
+    from .export import read_log
+
+    if args.file is not None:
+        with open(args.file, encoding="utf-8") as file:
+            log = read_log(file)
+        return log.game_id or args.file, log.entries
+    return args.game_id, _fetch(args.game_id, args)
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from .client import FetchError
+    from .export import LogFormatError
+    from .verify import audit
+
+    try:
+        name, entries = _load(args)
+    except (FetchError, LogFormatError, OSError) as problem:
+        return _fail("audit", problem)
+    report = audit(entries)
+    print(f"Audit of game {name}")
+    print(report.summary())
+    return 0 if report.ok else 1
+
+
+def _export(args: argparse.Namespace) -> int:
+    from .client import FetchError
+    from .export import write_jsonl
+
+    try:
+        entries = _fetch(args.game_id, args)
+    except FetchError as problem:
+        return _fail("export", problem)
+    write_jsonl(entries, sys.stdout, game_id=args.game_id)
+    return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .client import FetchError
+    from .export import LogFormatError
+    from .replay import tell_story
+
+    try:
+        _, entries = _load(args)
+        lines = tell_story(entries, args.round)
+    except (FetchError, LogFormatError, OSError, ValueError) as problem:
+        return _fail("replay", problem)
+    for line in lines:
+        print(line)
+    return 0

@@ -1,0 +1,180 @@
+"""`verrater bench bots`: how much stronger each bot level is than the one below it.
+
+A matchup seats one bot of the stronger level against three of the weaker one, in 4-player
+games; the strong seat rotates through all four seats so that no seat advantage favours it.
+Games run in-process on the engine (`execute`), every policy deciding from `view(state, seat)`
+and the ruleset only, spread over worker processes. With four seats a level no better than its
+opponents wins a quarter of the games.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from services.ai import HeuristicPolicy, IsmctsPolicy, policy_for_level
+from services.ai.policy import Policy
+from services.game.engine import (
+    CreateGame,
+    Phase,
+    Ruleset,
+    execute,
+    initial_state,
+    to_act,
+    view,
+)
+
+PLAYERS = 4
+#: (strong, weak): each level against the one below it.
+MATCHUPS: tuple[tuple[str, str], ...] = (("normal", "easy"), ("hard", "normal"))
+
+
+@dataclass(frozen=True, slots=True)
+class GameResult:
+    """One finished game, from the strong seat's side."""
+
+    strong_seat: int
+    final_vp: tuple[int, ...]
+    winners: tuple[int, ...]
+    strong_decisions: int
+    strong_seconds: float
+
+
+def play_game(
+    strong: Policy, weak: Policy, strong_seat: int, seed: bytes, rng: random.Random
+) -> GameResult:
+    """One game: `strong` in `strong_seat`, `weak` everywhere else; each sees only its view."""
+    ruleset = Ruleset.standard(PLAYERS)
+    _, state = execute(initial_state(), CreateGame(ruleset, seed))
+    decisions = 0
+    seconds = 0.0
+    while state.phase is not Phase.GAME_OVER:
+        seat = to_act(state)[0]
+        seen = view(state, seat)
+        if seat == strong_seat:
+            started = time.perf_counter()
+            choice = strong.choose(seen, ruleset, rng)
+            seconds += time.perf_counter() - started
+            decisions += 1
+        else:
+            choice = weak.choose(seen, ruleset, rng)
+        _, state = execute(state, choice.command)
+    return GameResult(strong_seat, state.vp, state.winners, decisions, seconds)
+
+
+def _play_matchup_game(task: tuple[str, str, float, int]) -> GameResult:
+    strong_level, weak_level, budget_s, index = task
+    strong = policy_for_level(strong_level, budget_s=budget_s)
+    weak = policy_for_level(weak_level, budget_s=budget_s)
+    label = f"bench-bots:{strong_level}:{weak_level}:{index}".encode()
+    seed = hashlib.sha256(label).digest()
+    return play_game(strong, weak, index % PLAYERS, seed, random.Random(seed))
+
+
+def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for a proportion (95% with the default z)."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def summarize(strong: str, weak: str, results: list[GameResult]) -> dict[str, Any]:
+    """A matchup's line of the report: win share of the strong seat (ties split) and more."""
+    games = len(results)
+    wins = sum(1 / len(r.winners) for r in results if r.strong_seat in r.winners)
+    low, high = wilson_interval(wins, games)
+    decisions = sum(r.strong_decisions for r in results)
+    seconds = sum(r.strong_seconds for r in results)
+    strong_vp = [r.final_vp[r.strong_seat] for r in results]
+    weak_vp = [vp for r in results for s, vp in enumerate(r.final_vp) if s != r.strong_seat]
+    return {
+        "strong": strong,
+        "weak": weak,
+        "games": games,
+        "win_rate": round(wins / games, 4) if games else 0.0,
+        "ci95": [round(low, 4), round(high, 4)],
+        "seconds_per_decision": round(seconds / decisions, 6) if decisions else 0.0,
+        "mean_vp": {
+            "strong": round(sum(strong_vp) / len(strong_vp), 2) if strong_vp else 0.0,
+            "weak": round(sum(weak_vp) / len(weak_vp), 2) if weak_vp else 0.0,
+        },
+    }
+
+
+def run_bot_tournament(games: int, budget_s: float, workers: int = 2) -> dict[str, Any]:
+    """Play `games` seat-rotated games per matchup; `budget_s` is `hard`'s time per decision.
+
+    Returns {"matchups": [{"strong", "weak", "games", "win_rate", "ci95",
+    "seconds_per_decision", "mean_vp": {"strong", "weak"}}, ...]}.
+    """
+    tasks = [(strong, weak, budget_s, index) for strong, weak in MATCHUPS for index in range(games)]
+    if workers <= 1:
+        results = [_play_matchup_game(task) for task in tasks]
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            results = list(pool.map(_play_matchup_game, tasks, chunksize=1))
+    matchups = []
+    for number, (strong, weak) in enumerate(MATCHUPS):
+        chunk = results[number * games : (number + 1) * games]
+        matchups.append(summarize(strong, weak, chunk))
+    return {"matchups": matchups}
+
+
+def measure_ismcts_playouts(budget_s: float, games: int = 1, seed: int = 0) -> dict[str, Any]:
+    """ISMCTS playouts (iterations: one sample, one tree walk, one playout to the end) per second.
+
+    Heuristic bots play `games` 4-player games; at every decision of seat 0 with a choice, an
+    ISMCTS search with `budget_s` runs on seat 0's view and is timed (its move is not played,
+    so the games, and the positions searched, do not depend on the machine's speed). Early
+    decisions play out whole games and get the fewest playouts; the minimum is the figure
+    that limits the bot's strength.
+    """
+    ruleset = Ruleset.standard(PLAYERS)
+    search = IsmctsPolicy(budget_s=budget_s)
+    mover = HeuristicPolicy()
+    rng = random.Random(seed)
+    counts: list[int] = []
+    seconds = 0.0
+    for _ in range(games):
+        _, state = execute(initial_state(), CreateGame(ruleset, rng.randbytes(32)))
+        while state.phase is not Phase.GAME_OVER:
+            seat = to_act(state)[0]
+            seen = view(state, seat)
+            if seat == 0 and len(seen.legal) > 1:
+                result = search.search(seen, ruleset, rng)
+                counts.append(result.iterations)
+                seconds += result.seconds
+            _, state = execute(state, mover.choose(seen, ruleset, rng).command)
+    return {
+        "budget_s": budget_s,
+        "decisions": len(counts),
+        "playouts_per_s": round(sum(counts) / seconds, 1) if seconds else 0.0,
+        "playouts_per_decision": {
+            "min": min(counts, default=0),
+            "median": sorted(counts)[len(counts) // 2] if counts else 0,
+            "max": max(counts, default=0),
+        },
+    }
+
+
+if __name__ == "__main__":
+    import argparse
+    import json
+
+    parser = argparse.ArgumentParser(description="bot levels against each other")
+    parser.add_argument("--games", type=int, default=100, help="games per matchup")
+    parser.add_argument("--budget", type=float, default=0.25, help="hard's seconds per decision")
+    parser.add_argument("--workers", type=int, default=2)
+    args = parser.parse_args()
+    report = run_bot_tournament(args.games, args.budget, args.workers)
+    report["ismcts_playouts"] = measure_ismcts_playouts(args.budget)
+    print(json.dumps(report, indent=2))

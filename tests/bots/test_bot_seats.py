@@ -1,0 +1,300 @@
+"""Bots in real games: Celery workers on a real Redis broker, and in-process in embedded mode."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+
+import grpc
+import pytest
+import redis
+from grpc import aio
+
+from services.api.verrater.v1 import (
+    ai_pb2,
+    ai_pb2_grpc,
+    events_pb2,
+    game_pb2,
+    game_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    view_pb2,
+)
+from services.auth import bearer
+from services.game.engine import deciding_seat
+from services.game.records import decode_record
+from services.game.store import InMemoryEventStore, RedisEventStore
+from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
+from services.runtime import Backend, Config, start_backend
+
+SECRET = "bots-test-secret-at-least-32-bytes-long!"
+Metadata = tuple[tuple[str, str]]
+
+
+@dataclass
+class Stack:
+    backend: Backend
+    lobby: lobby_pb2_grpc.LobbyAsyncStub
+    game: game_pb2_grpc.GameAsyncStub
+    ai: ai_pb2_grpc.AiAsyncStub
+    address: str
+
+
+@asynccontextmanager
+async def stack(redis_url: str | None) -> AsyncIterator[Stack]:
+    """Distributed (Redis stores, bots on Celery) with a URL; embedded (in memory) without."""
+    if redis_url is None:
+        config = Config(bind="127.0.0.1:0", token_secret=SECRET)
+        backend = await start_backend(
+            config, event_store=InMemoryEventStore(), lobby_store=InMemoryLobbyStore()
+        )
+    else:
+        config = Config(bind="127.0.0.1:0", token_secret=SECRET, redis_url=redis_url)
+        backend = await start_backend(
+            config,
+            frozenset({"game", "lobby"}),
+            event_store=RedisEventStore.from_url(redis_url),
+            lobby_store=RedisLobbyStore.from_url(redis_url),
+        )
+    address = f"127.0.0.1:{backend.port}"
+    channel = aio.insecure_channel(address)
+    try:
+        yield Stack(
+            backend,
+            lobby_pb2_grpc.LobbyStub(channel),  # type: ignore[arg-type]
+            game_pb2_grpc.GameStub(channel),  # type: ignore[arg-type]
+            ai_pb2_grpc.AiStub(channel),  # type: ignore[arg-type]
+            address,
+        )
+    finally:
+        await channel.close()
+        await backend.stop(None)
+
+
+@contextmanager
+def celery_worker(
+    redis_url: str, game_address: str, **env: str
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`verrater worker` as an operator runs it, in its own process group."""
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "worker", "--concurrency", "1"],
+        env={
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "VERRATER_GAME_ADDR": game_address,
+            "VERRATER_TOKEN_SECRET": SECRET,
+            **env,
+        },
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        yield worker
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            try:
+                worker.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(worker.pid, signal.SIGKILL)
+                worker.wait()
+
+
+async def guest(s: Stack, name: str) -> Metadata:
+    session = await s.lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name=name))
+    return bearer(session.token)
+
+
+async def bot_table(
+    s: Stack, host: Metadata, bots: int, *, sits_out: bool = False, turn_seconds: int = 0
+) -> lobby_pb2.Table:
+    table = await s.lobby.CreateTable(
+        lobby_pb2.CreateTableRequest(size=4, host_sits_out=sits_out, turn_seconds=turn_seconds),
+        metadata=host,
+    )
+    for _ in range(bots):
+        table = await s.lobby.AddBot(
+            lobby_pb2.AddBotRequest(table_id=table.table_id, level=lobby_pb2.BOT_LEVEL_NORMAL),
+            metadata=host,
+        )
+    return await s.lobby.StartGame(
+        lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host
+    )
+
+
+async def follow_to_the_end(
+    s: Stack, game_id: str, spectator: Metadata, humans: dict[int, Metadata]
+) -> view_pb2.PlayerView:
+    """Watch the game; whenever a scripted human must act, act; return the final view."""
+    rng = random.Random(9)
+    updates = s.game.Watch(
+        game_pb2.WatchRequest(game_id=game_id, from_version=0), metadata=spectator
+    )
+    async for update in updates:
+        if not update.HasField("view"):
+            continue
+        if update.view.phase == events_pb2.PHASE_GAME_OVER:
+            updates.cancel()
+            return update.view
+        for seat in update.view.turn.seats:
+            if seat in humans:
+                mine = await s.game.GetView(
+                    game_pb2.GetViewRequest(game_id=game_id), metadata=humans[seat]
+                )
+                if mine.version != update.version or not mine.legal:
+                    continue  # the watcher is behind; a later update brings us back here
+                await s.game.SubmitCommand(
+                    game_pb2.SubmitCommandRequest(
+                        game_id=game_id,
+                        expected_version=mine.version,
+                        command_id=uuid.uuid4().hex,
+                        command=rng.choice(list(mine.legal)),
+                    ),
+                    metadata=humans[seat],
+                )
+    raise AssertionError("the watch stream ended before the game did")
+
+
+async def seat_token(s: Stack, table_id: str, player: Metadata) -> tuple[int, Metadata]:
+    token = await s.lobby.GetSeatToken(
+        lobby_pb2.GetSeatTokenRequest(table_id=table_id), metadata=player
+    )
+    return token.seat, bearer(token.token)
+
+
+async def _decisions(store: object, game_id: str) -> list[tuple[int, int]]:
+    stored = await store.read(game_id)
+    out = []
+    for item in stored:
+        seat = deciding_seat(decode_record(item.payload).event)
+        if seat is not None:
+            out.append((item.version, seat))
+    return out
+
+
+async def test_one_scripted_player_and_three_celery_bots_finish_a_game(
+    fresh_redis_url: str,
+) -> None:
+    async with stack(fresh_redis_url) as s:
+        with celery_worker(fresh_redis_url, s.address):
+            human = await guest(s, "Scripted")
+            table = await bot_table(s, human, 3)
+            seat, token = await seat_token(s, table.table_id, human)
+            final = await asyncio.wait_for(
+                follow_to_the_end(s, table.game_id, human, {seat: token}), timeout=180
+            )
+    assert list(final.winners)
+
+
+async def test_four_bots_play_a_whole_game_after_the_lobby_starts_it(fresh_redis_url: str) -> None:
+    async with stack(fresh_redis_url) as s:
+        with celery_worker(fresh_redis_url, s.address):
+            organiser = await guest(s, "Organiser")
+            table = await bot_table(s, organiser, 4, sits_out=True)
+            assert table.status == lobby_pb2.TABLE_STATUS_STARTED
+            final = await asyncio.wait_for(
+                follow_to_the_end(s, table.game_id, organiser, {}), timeout=180
+            )
+    assert list(final.winners)
+
+
+async def test_a_worker_killed_mid_move_is_replaced_and_the_bot_moves_exactly_once(
+    fresh_redis_url: str,
+) -> None:
+    broker = redis.Redis.from_url(fresh_redis_url)
+    async with stack(fresh_redis_url) as s:
+        organiser = await guest(s, "Organiser")
+        with celery_worker(
+            fresh_redis_url,
+            s.address,
+            VERRATER_BOT_MIN_THINK_MS="4000",
+            VERRATER_TASK_VISIBILITY="2",
+        ) as slow:
+            table = await bot_table(s, organiser, 4, sits_out=True)
+            # Wait until the slow worker holds the first bot task (reserved, not acknowledged).
+            async with asyncio.timeout(30):
+                while not broker.hlen("unacked"):
+                    await asyncio.sleep(0.05)
+            os.killpg(slow.pid, signal.SIGKILL)
+            slow.wait()
+        assert s.backend.game is not None
+        store = s.backend.game.store
+        assert await _decisions(store, table.game_id) == []  # the killed worker never moved
+        with celery_worker(fresh_redis_url, s.address, VERRATER_TASK_VISIBILITY="2"):
+            final = await asyncio.wait_for(
+                follow_to_the_end(s, table.game_id, organiser, {}), timeout=180
+            )
+        assert list(final.winners)
+        decisions = await _decisions(store, table.game_id)
+        versions = [version for version, _ in decisions]
+        assert len(versions) == len(set(versions))
+        stored = await store.read(table.game_id)
+        assert [item.version for item in stored] == list(range(1, len(stored) + 1))
+    broker.close()
+
+
+async def test_embedded_bots_play_in_process_and_suggest_moves() -> None:
+    async with stack(None) as s:
+        human = await guest(s, "Solo")
+        table = await bot_table(s, human, 3)
+        seat, token = await seat_token(s, table.table_id, human)
+        spectator = await guest(s, "Watcher")
+        with pytest.raises(grpc.aio.AioRpcError) as denied:
+            await s.ai.SuggestMove(
+                ai_pb2.SuggestMoveRequest(game_id=table.game_id), metadata=spectator
+            )
+        assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        # Wait for the human's turn, ask for a hint, and play it.
+        updates = s.game.Watch(game_pb2.WatchRequest(game_id=table.game_id), metadata=token)
+        async with asyncio.timeout(30):
+            async for update in updates:
+                if update.HasField("view") and seat in update.view.turn.seats:
+                    break
+        updates.cancel()
+        hint = await s.ai.SuggestMove(
+            ai_pb2.SuggestMoveRequest(game_id=table.game_id, level=lobby_pb2.BOT_LEVEL_NORMAL),
+            metadata=token,
+        )
+        mine = await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
+        assert hint.command in list(mine.legal)
+        assert hint.reason
+        await s.game.SubmitCommand(
+            game_pb2.SubmitCommandRequest(
+                game_id=table.game_id,
+                expected_version=hint.version,
+                command_id="hint-1",
+                command=hint.command,
+            ),
+            metadata=token,
+        )
+        final = await asyncio.wait_for(
+            follow_to_the_end(s, table.game_id, token, {seat: token}), timeout=120
+        )
+        assert list(final.winners)
+
+
+async def test_an_expired_turn_timer_lets_a_bot_decide_and_the_log_says_so() -> None:
+    async with stack(None) as s:
+        human = await guest(s, "Sleepy")
+        table = await bot_table(s, human, 3, turn_seconds=1)
+        seat, _ = await seat_token(s, table.table_id, human)
+        assert s.backend.game is not None
+        store = s.backend.game.store
+
+        async def timed_out_decisions() -> list[int]:
+            records = [decode_record(item.payload) for item in await store.read(table.game_id)]
+            return [deciding_seat(r.event) or 0 for r in records if r.turn_timer_expired]
+
+        async with asyncio.timeout(30):
+            while not await timed_out_decisions():
+                await asyncio.sleep(0.1)
+        assert set(await timed_out_decisions()) == {seat}
