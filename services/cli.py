@@ -51,6 +51,25 @@ def _bench_game(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_bots(args: argparse.Namespace) -> int:
+    from services.bench.bots import measure_ismcts_playouts, run_bot_tournament
+
+    result = run_bot_tournament(args.games, args.budget, workers=args.workers)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    for matchup in result["matchups"]:
+        low, high = matchup["ci95"]
+        print(
+            f"{matchup['strong']:>6} vs {matchup['weak']:<6} {matchup['games']:>5} games  "
+            f"win rate {matchup['win_rate']:.3f} (95% CI {low:.3f}-{high:.3f})  "
+            f"{matchup['seconds_per_decision']:.4f} s/decision"
+        )
+    playouts = measure_ismcts_playouts(args.budget)
+    print(f"ismcts playouts per second: {playouts['playouts_per_s']:.0f}")
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
     from dataclasses import replace
@@ -88,7 +107,9 @@ def _worker(args: argparse.Namespace) -> int:
         argv=[
             "worker",
             f"--loglevel={args.log_level}",
-            f"--concurrency={args.concurrency}",
+            # One bot move at a time per worker process: Celery's prefork pool forks after gRPC
+            # is loaded, and gRPC in forked children can hang. Scale with more workers.
+            "--pool=solo",
             "--hostname=verrater@%h",
         ]
     )
@@ -133,7 +154,6 @@ def build_parser() -> argparse.ArgumentParser:
     worker = commands.add_parser(
         "worker", help="a Celery worker computing bot moves (REDIS_URL, VERRATER_GAME_ADDR)"
     )
-    worker.add_argument("--concurrency", type=_positive, default=2, help="worker processes")
     worker.add_argument("--log-level", default="INFO")
     worker.set_defaults(handler=_worker)
 
@@ -162,9 +182,26 @@ def build_parser() -> argparse.ArgumentParser:
     game.add_argument("--json", action="store_true", help="print one JSON object")
     game.set_defaults(handler=_bench_game)
 
+    bots = benches.add_parser(
+        "bots", help="seat-rotated tournaments between bot levels, on both cores"
+    )
+    bots.add_argument("--games", type=_positive, default=200, help="games per matchup")
+    bots.add_argument("--budget", type=float, default=0.25, help="hard's seconds per decision")
+    bots.add_argument("--workers", type=_positive, default=2, help="processes")
+    bots.add_argument("--json", action="store_true", help="print one JSON object")
+    bots.set_defaults(handler=_bench_bots)
+
     from services.audit.cli import add_commands as add_audit_commands
 
     add_audit_commands(commands)
+
+    from services.audit.simulate import add_simulate_command
+
+    add_simulate_command(commands)
+
+    from services.client.cli import add_commands as add_client_commands
+
+    add_client_commands(commands)
     return parser
 
 

@@ -12,13 +12,14 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import grpc
 import structlog
 from grpc import aio
 
-from .auth import METADATA_KEY, Identity, InvalidToken, TokenIssuer
+from .auth import METADATA_KEY, Identity, InvalidToken, Role, TokenIssuer
 from .observability import bind_call
 
 log = structlog.get_logger("verrater.auth")
@@ -92,12 +93,59 @@ class VerifiedTokens:
         return identity
 
 
-class AuthInterceptor(aio.ServerInterceptor):
-    """Rejects calls without a valid token with UNAUTHENTICATED; passes the identity on."""
+@dataclass(frozen=True, slots=True)
+class RateLimit:
+    """At most `per_second` calls a second per player, with bursts up to `burst`."""
 
-    def __init__(self, issuer: TokenIssuer, public_methods: frozenset[str] = frozenset()) -> None:
+    family: str
+    per_second: float
+    burst: float
+
+
+class RateLimiter:
+    """Token buckets per (player, family of methods). Per process: behind a load balancer each
+    replica enforces the limit on its share, which bounds a player all the same."""
+
+    def __init__(self, limits: dict[str, RateLimit], clock: Callable[[], float] = time.monotonic):
+        self._limits = limits
+        self._clock = clock
+        self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
+
+    def refusal(self, method: str, player: str) -> str | None:
+        """None when the call may go ahead, else the reason it may not."""
+        limit = self._limits.get(method)
+        if limit is None:
+            return None
+        key = (limit.family, player)
+        now = self._clock()
+        tokens, last = self._buckets.pop(key, (limit.burst, now))
+        tokens = min(limit.burst, tokens + (now - last) * limit.per_second)
+        allowed = tokens >= 1.0
+        self._buckets[key] = (tokens - 1.0 if allowed else tokens, now)
+        while len(self._buckets) > 100_000:
+            self._buckets.popitem(last=False)
+        if allowed:
+            return None
+        wait_ms = int((1.0 - tokens) / limit.per_second * 1000) + 1
+        return (
+            f"too many {limit.family} requests: at most {limit.per_second:g} per second "
+            f"(bursts of {limit.burst:g}); retry in {wait_ms} ms"
+        )
+
+
+class AuthInterceptor(aio.ServerInterceptor):
+    """Rejects calls without a valid token with UNAUTHENTICATED, and players over their rate
+    with RESOURCE_EXHAUSTED; passes the identity on. Service tokens are not rate-limited."""
+
+    def __init__(
+        self,
+        issuer: TokenIssuer,
+        public_methods: frozenset[str] = frozenset(),
+        limiter: RateLimiter | None = None,
+    ) -> None:
         self._tokens = VerifiedTokens(issuer)
         self._public = public_methods
+        self._limiter = limiter
 
     async def intercept_service(
         self,
@@ -120,17 +168,22 @@ class AuthInterceptor(aio.ServerInterceptor):
                 problem = str(error)
         if identity is None and method not in self._public:
             log.info("rejected unauthenticated call", method=method, reason=problem)
-            return _rejecting(handler, problem)
+            return _rejecting(handler, grpc.StatusCode.UNAUTHENTICATED, problem)
+        if identity is not None and identity.role is not Role.SERVICE and self._limiter:
+            refusal = self._limiter.refusal(method, identity.subject)
+            if refusal is not None:
+                log.info("rate limited", method=method, player=identity.subject)
+                return _rejecting(handler, grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
         metadata = tuple(handler_call_details.invocation_metadata or ())
         return _with_identity(handler, identity, method, _trace_id(metadata))
 
 
-def _rejecting(handler: Handler, message: str) -> Handler:
+def _rejecting(handler: Handler, code: grpc.StatusCode, message: str) -> Handler:
     async def reject_unary(request: Any, context: Context) -> Any:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+        await context.abort(code, message)
 
     async def reject_stream(request: Any, context: Context) -> AsyncIterator[Any]:
-        await context.abort(grpc.StatusCode.UNAUTHENTICATED, message)
+        await context.abort(code, message)
         yield  # unreachable: abort raises; the yield makes this an async generator
 
     if handler.unary_stream:

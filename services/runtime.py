@@ -28,23 +28,45 @@ from services.api.verrater.v1 import (
     game_pb2_grpc,
     lobby_pb2,
     lobby_pb2_grpc,
+    stats_pb2,
+    stats_pb2_grpc,
 )
 from services.auth import DEVELOPMENT_SECRET, TokenIssuer
+from services.game.engine import GameState
 from services.game.server import GameServicer
 from services.game.service import GameApplication
-from services.game.store import EventStore, open_store
-from services.grpc_util import AuthInterceptor
+from services.game.store import EventStore, InMemoryEventStore, open_store
+from services.grpc_util import AuthInterceptor, RateLimit, RateLimiter
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication
 from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
 from services.observability import start_metrics
+from services.stats import (
+    FinishedGameFeed,
+    InMemoryStats,
+    RedisStats,
+    StatsProjection,
+    StatsProjector,
+)
+from services.stats.server import StatsServicer
 
 log = logging.getLogger("verrater")
 
 GAME_SERVICE = game_pb2.DESCRIPTOR.services_by_name["Game"].full_name
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["Lobby"].full_name
 AI_SERVICE = ai_pb2.DESCRIPTOR.services_by_name["Ai"].full_name
+STATS_SERVICE = stats_pb2.DESCRIPTOR.services_by_name["Stats"].full_name
+#: Lobby calls that change something: they count against a player's lobby rate.
+LOBBY_ACTIONS = (
+    "RefreshToken",
+    "CreateTable",
+    "JoinTable",
+    "LeaveTable",
+    "AddBot",
+    "QuickMatch",
+    "StartGame",
+)
 PUBLIC_METHODS = frozenset({f"/{GAME_SERVICE}/GetRuleset", f"/{LOBBY_SERVICE}/RegisterGuest"})
 #: gRPC's default is 4 MiB; no legitimate request of ours comes near 1 MiB.
 MAX_MESSAGE_BYTES = 1024 * 1024
@@ -69,6 +91,9 @@ class Config:
     bots: str = "auto"
     metrics_port: int = 0
     log_format: str = "auto"
+    # Per player and second, bursts of twice as many (0: no limit).
+    command_rate: float = 20.0
+    lobby_rate: float = 5.0
 
     @classmethod
     def from_env(cls) -> Config:
@@ -84,7 +109,22 @@ class Config:
             bots=env.get("VERRATER_BOTS", cls.bots),
             metrics_port=int(env.get("VERRATER_METRICS_PORT", cls.metrics_port)),
             log_format=env.get("VERRATER_LOG_FORMAT", cls.log_format),
+            command_rate=float(env.get("VERRATER_COMMAND_RATE", cls.command_rate)),
+            lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
         )
+
+    def rate_limits(self) -> dict[str, RateLimit]:
+        """Which methods count against which per-player limit."""
+        limits: dict[str, RateLimit] = {}
+        if self.command_rate > 0:
+            command = RateLimit("command", self.command_rate, 2 * self.command_rate)
+            limits[f"/{GAME_SERVICE}/SubmitCommand"] = command
+            limits[f"/{AI_SERVICE}/SuggestMove"] = command
+        if self.lobby_rate > 0:
+            lobby = RateLimit("lobby", self.lobby_rate, 4 * self.lobby_rate)
+            for name in LOBBY_ACTIONS:
+                limits[f"/{LOBBY_SERVICE}/{name}"] = lobby
+        return limits
 
     @property
     def issuer(self) -> TokenIssuer:
@@ -107,10 +147,17 @@ class Backend:
         await self.health.enter_graceful_shutdown()
         await self.server.stop(grace)
         for close in reversed(self.closers):
-            await close()
+            # A part that cannot close (its backend gone) must not keep the process alive.
+            try:
+                async with asyncio.timeout(CLOSE_TIMEOUT_S):
+                    await close()
+            except TimeoutError:
+                log.warning("gave up closing %s after %ss", close, CLOSE_TIMEOUT_S)
 
 
 ALL_SERVICES = frozenset({"game", "lobby", "ai"})
+#: How long shutdown waits for each store or client to close.
+CLOSE_TIMEOUT_S = 5.0
 BOT_MODES = ("auto", "inprocess", "celery", "off")
 
 
@@ -130,10 +177,32 @@ def _bot_scheduler(
             raise ValueError("bots on Celery workers need REDIS_URL (the broker)")
         from services.ai.worker import make_app
 
-        celery_launcher = CeleryLauncher(make_app(config.redis_url))
-        return BotScheduler(celery_launcher), celery_launcher.close
-    inprocess = InProcessLauncher(GameClient(own_address, config.issuer))
-    return BotScheduler(inprocess), inprocess.close
+        launcher: CeleryLauncher | InProcessLauncher = CeleryLauncher(make_app(config.redis_url))
+    else:
+        launcher = InProcessLauncher(GameClient(own_address, config.issuer))
+    scheduler = BotScheduler(launcher)
+    scheduler.start()
+
+    async def close() -> None:
+        await scheduler.close()
+        await launcher.close()
+
+    return scheduler, close
+
+
+def _stats_projection(
+    config: Config, store: EventStore, closers: list[Callable[[], Awaitable[None]]]
+) -> StatsProjection:
+    """The finished-games projection beside the game service: in memory in embedded mode; on
+    Redis with a projector task in this process otherwise (game replicas share its inbox)."""
+    if config.redis_url is None or isinstance(store, InMemoryEventStore):
+        return InMemoryStats(store)
+    stats = RedisStats.from_url(config.redis_url)
+    closers.append(stats.close)
+    projector = StatsProjector(stats, store)
+    projector.start()
+    closers.append(projector.stop)
+    return stats
 
 
 async def start_backend(
@@ -152,7 +221,7 @@ async def start_backend(
         raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
     issuer = config.issuer
     server = aio.server(
-        interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS)],
+        interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS, RateLimiter(config.rate_limits()))],
         options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES), ("grpc.so_reuseport", 0)],
     )
     health_servicer = health_aio.HealthServicer()
@@ -169,9 +238,19 @@ async def start_backend(
         scheduler, close_scheduler = _bot_scheduler(config, services, own_address)
         if close_scheduler is not None:
             backend.closers.append(close_scheduler)
-        backend.game = GameApplication(
-            store, announce=scheduler.announce if scheduler is not None else None
-        )
+        stats = _stats_projection(config, store, backend.closers)
+        feed = FinishedGameFeed(stats.record_finished)
+        backend.closers.append(feed.close)
+        bots = scheduler.announce if scheduler is not None else None
+
+        def announce(game_id: str, state: GameState, command_id: str) -> None:
+            if bots is not None:
+                bots(game_id, state, command_id)
+            feed.announce(game_id, state, command_id)
+
+        backend.game = GameApplication(store, announce=announce)
+        stats_pb2_grpc.add_StatsServicer_to_server(StatsServicer(stats), server)
+        names.append(STATS_SERVICE)
         game_pb2_grpc.add_GameServicer_to_server(GameServicer(backend.game), server)
         names.append(GAME_SERVICE)
     if "lobby" in services:

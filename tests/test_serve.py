@@ -153,6 +153,7 @@ def test_sigterm_finishes_in_flight_commands_and_loses_no_event(fresh_redis_url:
         "REDIS_URL": fresh_redis_url,
         "VERRATER_TOKEN_SECRET": SECRET,
         "VERRATER_BIND": f"127.0.0.1:{port}",
+        "VERRATER_COMMAND_RATE": "0",
     }
     with process([sys.executable, "-m", "services.cli", "serve", "game"], env) as child:
 

@@ -30,33 +30,72 @@ Launcher = Callable[[BotTurn, float], None]
 
 
 class BotScheduler:
-    """Turns announced states into bot turns, now or after the turn timer."""
+    """Turns announced states into bot turns, now or after the turn timer, and hands a bot turn
+    out again when its move has not come back in time.
 
-    def __init__(self, launch: Launcher) -> None:
+    Re-sending is what makes bots robust to everything between the announcement and the move:
+    a lost publish, a worker that died before the broker's visibility timeout, a message held
+    by a consumer that went away. A repeat is harmless: a bot turn applies once per seat and
+    version (its command id).
+    """
+
+    def __init__(self, launch: Launcher, *, resend_after_s: float = 10.0) -> None:
         self._launch = launch
-        # When each bot turn was handed out, by its command id: for the bot latency metric.
-        self._launched: dict[str, float] = {}
+        self._resend_after_s = resend_after_s
+        # Bot turns not yet answered, by command id: when they went out, and the turn itself.
+        self._waiting: dict[str, tuple[float, BotTurn]] = {}
+        self._watchdog: asyncio.Task[None] | None = None
 
     def announce(self, game_id: str, state: GameState, command_id: str = "") -> None:
-        launched = self._launched.pop(command_id, None)
-        if launched is not None:
-            BOT_TASK_SECONDS.observe(time.monotonic() - launched)
+        answered = self._waiting.pop(command_id, None)
+        if answered is not None:
+            BOT_TASK_SECONDS.observe(time.monotonic() - answered[0])
+        for key, (_, turn) in list(self._waiting.items()):
+            if turn.game_id == game_id and turn.version < state.version:
+                del self._waiting[key]  # the game moved on: that turn is settled
         if state.phase is Phase.GAME_OVER or not state.seating:
             return
         for seat in to_act(state):
             level = state.seating[seat].bot_level
             if level:
                 turn = BotTurn(game_id, seat, state.version, level)
-                self._remember(turn)
+                self._waiting[turn.command_id] = (time.monotonic(), turn)
+                while len(self._waiting) > 100_000:  # games this replica no longer hears of
+                    self._waiting.pop(next(iter(self._waiting)))
                 self._launch(turn, 0.0)
             elif state.turn_seconds > 0:
                 turn = BotTurn(game_id, seat, state.version, STAND_IN_LEVEL, True)
                 self._launch(turn, float(state.turn_seconds))
 
-    def _remember(self, turn: BotTurn) -> None:
-        self._launched[turn.command_id] = time.monotonic()
-        while len(self._launched) > 100_000:  # turns whose move never came back here
-            self._launched.pop(next(iter(self._launched)))
+    def resend_overdue(self) -> int:
+        """Hand out again every bot turn unanswered for `resend_after_s`; how many were."""
+        now = time.monotonic()
+        overdue = [
+            (key, turn)
+            for key, (sent, turn) in self._waiting.items()
+            if now - sent >= self._resend_after_s
+        ]
+        for key, turn in overdue:
+            log.warning("bot turn %s unanswered: sending it again", key)
+            self._waiting[key] = (now, turn)
+            self._launch(turn, 0.0)
+        return len(overdue)
+
+    def start(self) -> None:
+        if self._watchdog is None:
+            self._watchdog = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self._resend_after_s / 4)
+            self.resend_overdue()
+
+    async def close(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watchdog
+            self._watchdog = None
 
 
 class InProcessLauncher:

@@ -802,6 +802,8 @@ def _seat_view_to_proto(seat: SeatView) -> view_pb2.SeatView:
         has_picked=seat.has_picked,
         played=_supply(seat.played),
         revealed_pick=_wire_or_none(seat.revealed_pick, _ACTION_CARD),
+        name=seat.name,
+        bot_level=seat.bot_level,
     )
 
 
@@ -905,6 +907,8 @@ def _seat_view_from_proto(message: view_pb2.SeatView, index: int) -> SeatView:
             if message.HasField("revealed_pick")
             else None
         ),
+        name=message.name,
+        bot_level=message.bot_level,
     )
 
 

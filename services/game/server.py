@@ -54,6 +54,7 @@ from .service import (
     GameApplication,
     GameNotFinished,
     GameNotFound,
+    SeatNotInGame,
     StaleVersion,
     VersionOutOfRange,
 )
@@ -112,6 +113,8 @@ def _client_errors() -> Iterator[None]:
         raise _Abort(grpc.StatusCode.ALREADY_EXISTS, str(exists)) from exists
     except GameNotFinished as running:
         raise _Abort(grpc.StatusCode.FAILED_PRECONDITION, str(running)) from running
+    except SeatNotInGame as stranger:
+        raise _Abort(grpc.StatusCode.PERMISSION_DENIED, str(stranger)) from stranger
     except VersionOutOfRange as beyond:
         raise _Abort(grpc.StatusCode.OUT_OF_RANGE, str(beyond)) from beyond
     except StoreUnavailable as down:
@@ -218,9 +221,11 @@ class GameServicer(game_pb2_grpc.GameServicer):
                 )
             if result.replayed:
                 outcome = "replayed"
+            events = redact_batch(result.before, result.events, seat)
+            events[0].turn_timer_expired = request.turn_timer_expired and not result.replayed
             return game_pb2.SubmitCommandResponse(
                 version=result.version,
-                events=redact_batch(result.before, result.events, seat),
+                events=events,
                 view=view_to_proto(view(result.state, seat), game_id),
             )
         except _Abort as abort:
@@ -246,6 +251,7 @@ class GameServicer(game_pb2_grpc.GameServicer):
                     message = game_pb2.GameUpdate(
                         version=update.version, event=event_to_proto(update.event)
                     )
+                    message.event.turn_timer_expired = update.turn_timer_expired
                     if update.view is not None:
                         message.view.CopyFrom(view_to_proto(update.view, game_id))
                     yield message

@@ -10,6 +10,7 @@ same id) is applied once and answers the same.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -70,6 +71,16 @@ class GameNotFinished(Exception):
         )
 
 
+class SeatNotInGame(Exception):
+    def __init__(self, seat: int, players: int) -> None:
+        super().__init__(f"your token names seat {seat}, but this game has seats 0-{players - 1}")
+
+
+def _check_seat(state: GameState, seat: int | None) -> None:
+    if seat is not None and not 0 <= seat < len(state.vp):
+        raise SeatNotInGame(seat, len(state.vp))
+
+
 class VersionOutOfRange(Exception):
     def __init__(self, asked: int, actual: int) -> None:
         super().__init__(f"version {asked} is beyond the game's current version {actual}")
@@ -97,6 +108,7 @@ class Update:
     version: int
     event: Event
     view: PlayerView | None
+    turn_timer_expired: bool = False
 
 
 @dataclass(slots=True)
@@ -184,7 +196,9 @@ class GameApplication:
         return game.state
 
     async def view(self, game_id: str, seat: int | None) -> PlayerView:
-        return view(await self.state(game_id), seat)
+        state = await self.state(game_id)
+        _check_seat(state, seat)
+        return view(state, seat)
 
     # --- commands --------------------------------------------------------------------------
 
@@ -267,11 +281,18 @@ class GameApplication:
         game = await self._cached(game_id)
         async with game.lock:
             await self._top_up(game_id, game)
+        _check_seat(game.state, seat)
         if after_version > game.state.version:
             raise VersionOutOfRange(after_version, game.state.version)
+        if game.state.phase is Phase.GAME_OVER and after_version == game.state.version:
+            return  # the game is over and the caller has seen all of it
         state = fold(record.event for record in game.records[:after_version])
-        async for stored in self.store.subscribe(game_id, after_version):
-            event = decode_record(stored.payload).event
-            visible = redact_event(event, seat, state)
-            state = evolve(state, event)
-            yield Update(stored.version, visible, view(state, seat) if at_rest(state) else None)
+        async with contextlib.aclosing(self.store.subscribe(game_id, after_version)) as stream:
+            async for stored in stream:
+                record = decode_record(stored.payload)
+                visible = redact_event(record.event, seat, state)
+                state = evolve(state, record.event)
+                current = view(state, seat) if at_rest(state) else None
+                yield Update(stored.version, visible, current, record.turn_timer_expired)
+                if state.phase is Phase.GAME_OVER:
+                    return  # nothing follows the last event: end the stream

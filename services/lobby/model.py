@@ -105,6 +105,11 @@ class Table:
         return self.setup is None and not any(seat.bot_level for seat in self.seats)
 
     @property
+    def waiting(self) -> bool:
+        """Not started and not closed: the table still occupies its host."""
+        return self.status in (TableStatus.OPEN, TableStatus.FULL, TableStatus.STARTING)
+
+    @property
     def listed(self) -> bool:
         """Whether the open-tables projection shows this table."""
         return self.status is TableStatus.OPEN and not self.private

@@ -29,6 +29,9 @@ log = logging.getLogger("verrater.lobby")
 LIST_LIMIT_DEFAULT = 50
 LIST_LIMIT_MAX = 200
 BOT_FILL_SWEEP_SECONDS = 0.25
+#: Tables one player may host before any of them starts (keeps one client from flooding the
+#: lobby). Checked before the write, so two simultaneous creates may both pass: a soft limit.
+MAX_HOSTED_TABLES = 3
 
 
 class GameGateway(Protocol):
@@ -112,6 +115,12 @@ class LobbyApplication:
         host_sits_out: bool = False,
     ) -> Table:
         player = await self.player(identity)
+        if await self.store.hosted_tables(player.player_id) >= MAX_HOSTED_TABLES:
+            raise LobbyError(
+                ErrorKind.LIMIT,
+                f"you already host {MAX_HOSTED_TABLES} tables that have not started: "
+                "start, fill or leave one first",
+            )
         if setup is not None and self._validate_setup is not None:
             self._validate_setup(size, setup)
         if fill_with_bots_after_s < 0 or fill_with_bots_after_s > 3600:

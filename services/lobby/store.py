@@ -48,8 +48,12 @@ class LobbyStore(abc.ABC):
     async def table(self, table_id: str) -> Table | None: ...
 
     @abc.abstractmethod
-    async def _write(self, table: Table, expected_version: int) -> bool:
+    async def _write(self, table: Table, expected_version: int, previous_host: str) -> bool:
         """Store `table` if the stored version is `expected_version` (0: absent)."""
+
+    @abc.abstractmethod
+    async def hosted_tables(self, player_id: str) -> int:
+        """How many tables `player_id` hosts that have not started or closed (a projection)."""
 
     @abc.abstractmethod
     async def open_tables(self, size: int | None, limit: int) -> list[Table]:
@@ -60,7 +64,7 @@ class LobbyStore(abc.ABC):
         """Tables whose bot-fill time has come."""
 
     async def create_table(self, table: Table) -> Table:
-        if not await self._write(table, 0):
+        if not await self._write(table, 0, table.host):
             raise LobbyError(ErrorKind.ALREADY, f"table {table.table_id} already exists")
         return table
 
@@ -73,7 +77,7 @@ class LobbyStore(abc.ABC):
             changed = change(current)
             if changed is current or changed == current:
                 return current
-            if await self._write(changed, current.version):
+            if await self._write(changed, current.version, current.host):
                 return changed
         raise LobbyUnavailable(f"table {table_id} is too busy; retry")
 
@@ -126,13 +130,16 @@ class InMemoryLobbyStore(LobbyStore):
     async def table(self, table_id: str) -> Table | None:
         return self._tables.get(table_id)
 
-    async def _write(self, table: Table, expected_version: int) -> bool:
+    async def _write(self, table: Table, expected_version: int, previous_host: str) -> bool:
         current = self._tables.get(table.table_id)
         if (current.version if current is not None else 0) != expected_version:
             return False
         self._tables[table.table_id] = table
         self._notify(table.table_id)
         return True
+
+    async def hosted_tables(self, player_id: str) -> int:
+        return sum(1 for t in self._tables.values() if t.host == player_id and t.waiting)
 
     async def open_tables(self, size: int | None, limit: int) -> list[Table]:
         listed = [t for t in self._tables.values() if t.listed and (size is None or t.size == size)]
@@ -150,9 +157,10 @@ class InMemoryLobbyStore(LobbyStore):
 
 
 _CAS_SCRIPT = """
--- KEYS: table hash, open:3 zset, open:4 zset, bot-fill zset
+-- KEYS: table hash, open:3 zset, open:4 zset, bot-fill zset, previous host's hosting set,
+--       host's hosting set
 -- ARGV: expected version, new version, json, table id, listed size (0/3/4), created ms,
---       bot-fill ms (0: none), change channel
+--       bot-fill ms (0: none), change channel, waiting (1: not started or closed)
 local current = redis.call('HGET', KEYS[1], 'v')
 if (current or '0') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
@@ -164,6 +172,12 @@ if ARGV[7] ~= '0' then
   redis.call('ZADD', KEYS[4], ARGV[7], ARGV[4])
 else
   redis.call('ZREM', KEYS[4], ARGV[4])
+end
+redis.call('SREM', KEYS[5], ARGV[4])
+if ARGV[9] == '1' then
+  redis.call('SADD', KEYS[6], ARGV[4])
+else
+  redis.call('SREM', KEYS[6], ARGV[4])
 end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return 1
@@ -196,6 +210,15 @@ class RedisLobbyStore(LobbyStore):
         return f"{_PREFIX}:table:{table_id}"
 
     @staticmethod
+    def _hosting_key(player_id: str) -> str:
+        return f"{_PREFIX}:hosting:{player_id}"
+
+    async def hosted_tables(self, player_id: str) -> int:
+        async with _available():
+            count: int = await self._redis.scard(self._hosting_key(player_id))
+        return count
+
+    @staticmethod
     def _open_key(size: int) -> str:
         return f"{_PREFIX}:open:{size}"
 
@@ -213,7 +236,7 @@ class RedisLobbyStore(LobbyStore):
             raw = await self._redis.hget(self._table_key(table_id), "json")
         return Table.from_dict(json.loads(raw)) if raw is not None else None
 
-    async def _write(self, table: Table, expected_version: int) -> bool:
+    async def _write(self, table: Table, expected_version: int, previous_host: str) -> bool:
         listed = str(table.size) if table.listed else "0"
         fill_at = str(table.fill_bots_at_ms) if table.fill_bots_at_ms else "0"
         async with _available():
@@ -223,6 +246,8 @@ class RedisLobbyStore(LobbyStore):
                     self._open_key(3),
                     self._open_key(4),
                     f"{_PREFIX}:botfill",
+                    self._hosting_key(previous_host),
+                    self._hosting_key(table.host),
                 ],
                 args=[
                     str(expected_version),
@@ -233,6 +258,7 @@ class RedisLobbyStore(LobbyStore):
                     table.created_at_ms,
                     fill_at,
                     self.CHANNEL,
+                    "1" if table.waiting else "0",
                 ],
             )
         return bool(written)

@@ -497,7 +497,7 @@ def test_the_worker_health_checks_ping_a_running_worker(
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
     }
     worker = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", "worker", "--concurrency", "1"],
+        [sys.executable, "-m", "services.cli", "worker"],
         env=env,
         cwd=tmp_path,
         stdout=subprocess.DEVNULL,

@@ -69,7 +69,7 @@ class Client:
 @asynccontextmanager
 async def running_server(store: EventStore) -> AsyncIterator[tuple[Backend, Client]]:
     """A game server on a free loopback port and a client connected to it."""
-    config = Config(bind="127.0.0.1:0", token_secret=SECRET, bots="off")
+    config = Config(bind="127.0.0.1:0", token_secret=SECRET, bots="off", command_rate=0)
     issuer = config.issuer
     server = await start_backend(config, frozenset({"game"}), event_store=store)
     channel = aio.insecure_channel(f"127.0.0.1:{server.port}")

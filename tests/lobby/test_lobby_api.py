@@ -38,7 +38,7 @@ class Stack:
 
 @asynccontextmanager
 async def running(kind: str, redis_url: str | None) -> AsyncIterator[Stack]:
-    config = Config(bind="127.0.0.1:0", token_secret=SECRET, redis_url=redis_url)
+    config = Config(bind="127.0.0.1:0", token_secret=SECRET, redis_url=redis_url, command_rate=0)
     if kind == "memory":
         backend = await start_backend(
             config, event_store=InMemoryEventStore(), lobby_store=InMemoryLobbyStore()
@@ -260,16 +260,17 @@ async def test_open_tables_are_listed_oldest_first_without_private_or_full_ones(
     stack: Stack,
 ) -> None:
     _, host = await guest(stack, "Lister")
+    _, other = await guest(stack, "Other")
     first = await stack.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=host)
     await stack.lobby.CreateTable(
         lobby_pb2.CreateTableRequest(size=4, private=True), metadata=host
     )
     second = await stack.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=3), metadata=host)
-    full = await stack.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=3), metadata=host)
+    full = await stack.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=3), metadata=other)
     for _ in range(2):
         await stack.lobby.AddBot(
             lobby_pb2.AddBotRequest(table_id=full.table_id, level=lobby_pb2.BOT_LEVEL_EASY),
-            metadata=host,
+            metadata=other,
         )
     listed = await stack.lobby.ListTables(lobby_pb2.ListTablesRequest(), metadata=host)
     assert [t.table_id for t in listed.tables] == [first.table_id, second.table_id]

@@ -41,6 +41,7 @@ from .events import (
     SeatAssignment,
     deciding_seat,
 )
+from .infoset import sample_state
 from .rules import (
     DecisionKind,
     Turn,
@@ -103,6 +104,7 @@ __all__ = [
     "legal_commands",
     "load_card_table",
     "redact_event",
+    "sample_state",
     "supply_count",
     "to_act",
     "view",

@@ -50,6 +50,8 @@ class SeatView:
     has_picked: bool
     played: tuple[int, ...] | None
     revealed_pick: ActionCard | None
+    name: str = ""
+    bot_level: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,8 @@ def view(state: GameState, seat: int | None) -> PlayerView:
             has_picked=state.picks[s] is not None,
             played=state.played[s],
             revealed_pick=state.picks[s] if state.revealed else None,
+            name=state.seating[s].name if state.seating else "",
+            bot_level=state.seating[s].bot_level if state.seating else "",
         )
         for s in range(n)
     )

@@ -9,4 +9,6 @@ from . import game_pb2_grpc
 from . import lobby_pb2
 from . import lobby_pb2_grpc
 from . import ruleset_pb2
+from . import stats_pb2
+from . import stats_pb2_grpc
 from . import view_pb2

@@ -54,7 +54,8 @@ class GameServicer(object):
 
     def Watch(self, request, context):
         """Every event after from_version, then live ones as they happen, each redacted for the
-        caller. A client that reconnects resumes from the last version it saw.
+        caller. A client that reconnects resumes from the last version it saw. The stream ends
+        after the game's last event (GameEnded).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -92,6 +92,8 @@ class SeatView(google.protobuf.message.Message):
     HAS_PICKED_FIELD_NUMBER: builtins.int
     PLAYED_FIELD_NUMBER: builtins.int
     REVEALED_PICK_FIELD_NUMBER: builtins.int
+    NAME_FIELD_NUMBER: builtins.int
+    BOT_LEVEL_FIELD_NUMBER: builtins.int
     seat: builtins.int
     house: verrater.v1.cards_pb2.House.ValueType
     'The house the seat backs now.'
@@ -103,18 +105,22 @@ class SeatView(google.protobuf.message.Message):
     'Whether the seat has drafted its action card this round (the card itself is secret).'
     revealed_pick: verrater.v1.cards_pb2.ActionCard.ValueType
     "The seat's action card, once the picks are revealed."
+    name: builtins.str
+    'Who sits here (empty for games created without seating, e.g. sandboxes).'
+    bot_level: builtins.str
+    '"easy", "normal", "hard" for a bot seat; empty for a human.'
 
     @property
     def played(self) -> verrater.v1.cards_pb2.SupplyCards:
         """The supply cards played face up this round; absent until the seat has played."""
 
-    def __init__(self, *, seat: builtins.int=..., house: verrater.v1.cards_pb2.House.ValueType=..., vp: builtins.int=..., hand_count: builtins.int=..., unplaced_buildings: builtins.int=..., trading_posts: builtins.int=..., has_picked: builtins.bool=..., played: verrater.v1.cards_pb2.SupplyCards | None=..., revealed_pick: verrater.v1.cards_pb2.ActionCard.ValueType | None=...) -> None:
+    def __init__(self, *, seat: builtins.int=..., house: verrater.v1.cards_pb2.House.ValueType=..., vp: builtins.int=..., hand_count: builtins.int=..., unplaced_buildings: builtins.int=..., trading_posts: builtins.int=..., has_picked: builtins.bool=..., played: verrater.v1.cards_pb2.SupplyCards | None=..., revealed_pick: verrater.v1.cards_pb2.ActionCard.ValueType | None=..., name: builtins.str=..., bot_level: builtins.str=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['_revealed_pick', b'_revealed_pick', 'played', b'played', 'revealed_pick', b'revealed_pick']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['_revealed_pick', b'_revealed_pick', 'hand_count', b'hand_count', 'has_picked', b'has_picked', 'house', b'house', 'played', b'played', 'revealed_pick', b'revealed_pick', 'seat', b'seat', 'trading_posts', b'trading_posts', 'unplaced_buildings', b'unplaced_buildings', 'vp', b'vp']) -> None:
+    def ClearField(self, field_name: typing.Literal['_revealed_pick', b'_revealed_pick', 'bot_level', b'bot_level', 'hand_count', b'hand_count', 'has_picked', b'has_picked', 'house', b'house', 'name', b'name', 'played', b'played', 'revealed_pick', b'revealed_pick', 'seat', b'seat', 'trading_posts', b'trading_posts', 'unplaced_buildings', b'unplaced_buildings', 'vp', b'vp']) -> None:
         ...
 
     def WhichOneof(self, oneof_group: typing.Literal['_revealed_pick', b'_revealed_pick']) -> typing.Literal['revealed_pick'] | None:

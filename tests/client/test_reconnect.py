@@ -1,0 +1,41 @@
+"""A client whose server dies mid-game reconnects and plays on, once a new server (on the same
+port and the same Redis) is up: the game lives in Redis, the client resumes Watch from the last
+version it saw."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from .conftest import CHOICE, PAUSE, SECRET, ServerProcess, SpawnClient
+
+
+def test_the_client_resumes_after_the_server_is_killed_and_restarted(
+    fresh_redis_url: str, tmp_path: Path, spawn_client: SpawnClient
+) -> None:
+    server = ServerProcess(
+        tmp_path, env={"REDIS_URL": fresh_redis_url, "VERRATER_TOKEN_SECRET": SECRET}
+    )
+    server.start()
+    try:
+        client = spawn_client("play", "--server", server.address, "--name", "Survivor")
+        answered = 0
+        while answered < 6:  # well into the game: first estate, then a few rounds' choices
+            if client.expect([CHOICE, PAUSE]) == 0:
+                answered += 1
+                if answered < 6:
+                    client.send("1")
+            else:
+                client.send("")
+        server.kill()
+        client.send("1")  # the move goes out while nobody listens on the port
+        client.expect("Connection to .* lost")
+        time.sleep(1.0)
+        server.start()
+        client.expect("Reconnected", timeout=60)
+        client.play_to_the_end()
+        assert client.finish() == 0
+        # Once for the command that was on its way, once for the Watch stream it resumed.
+        assert client.output.count("Reconnected") >= 2
+    finally:
+        server.stop()
