@@ -70,6 +70,21 @@ def _bench_bots(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_load(args: argparse.Namespace) -> int:
+    import os
+
+    from services.bench.load import run_load_bench
+
+    redis_url = args.redis_url or os.environ.get("REDIS_URL")
+    result = run_load_bench(args.games, args.concurrency, args.duration, args.think_ms, redis_url)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:<16} {value}")
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
     from dataclasses import replace
@@ -190,6 +205,19 @@ def build_parser() -> argparse.ArgumentParser:
     bots.add_argument("--workers", type=_positive, default=2, help="processes")
     bots.add_argument("--json", action="store_true", help="print one JSON object")
     bots.set_defaults(handler=_bench_bots)
+
+    load = benches.add_parser(
+        "load", help="the whole distributed stack (lobby, game, ai, Celery workers, Redis)"
+    )
+    load.add_argument("--games", type=_positive, default=100, help="games to finish")
+    load.add_argument("--concurrency", type=_positive, default=100, help="games at once")
+    load.add_argument("--duration", type=float, default=110.0, help="at most this many seconds")
+    load.add_argument(
+        "--think-ms", type=float, default=300.0, help="the scripted seat's mean think time"
+    )
+    load.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private one)")
+    load.add_argument("--json", action="store_true", help="print one JSON object")
+    load.set_defaults(handler=_bench_load)
 
     from services.audit.cli import add_commands as add_audit_commands
 

@@ -1,0 +1,254 @@
+"""`verrater bench load`: the whole distributed stack under many concurrent games.
+
+Starts Redis (REDIS_URL, or a private redis-server), `verrater serve lobby`, `verrater serve
+game`, `verrater serve ai` and two `verrater worker` processes, then plays G games, C at a time,
+from the lobby to the final score: one scripted seat per game (thinking an exponentially
+distributed time of mean T ms before each decision) and three bot seats played by the Celery
+workers. It reports games finished per minute, commands per second (all seats), the scripted
+seat's SubmitCommand latency, bot-move latency (from the state where a bot must act to the
+bot's decision arriving on the Watch stream) and each process's peak memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc import aio
+
+from services.api.verrater.v1 import (
+    events_pb2,
+    game_pb2,
+    game_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+)
+from services.auth import bearer
+from services.devtools.redis_server import local_redis
+
+from .game import free_port, wait_until_serving
+
+SECRET = "load-bench-secret-only-for-this-local-run"
+
+
+@dataclass
+class _Tally:
+    submit_ms: list[float] = field(default_factory=list)
+    bot_move_ms: list[float] = field(default_factory=list)
+    commands: int = 0
+    games: int = 0
+    errors: int = 0
+
+
+@contextmanager
+def _process(name: str, args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    child = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", *args],
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield child
+    finally:
+        child.terminate()
+        try:
+            child.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def _peak_memory_mb(pid: int) -> float:
+    """The process's peak resident memory (VmHWM) in MiB, 0 if it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return 0.0
+    return 0.0
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if len(values) < 2:
+        return values[0] if values else 0.0
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q * 100) - 1]
+
+
+async def _one_game(
+    lobby: Any, game: Any, think_ms: float, rng: random.Random, tally: _Tally
+) -> None:
+    session = await lobby.RegisterGuest(
+        lobby_pb2.RegisterGuestRequest(display_name=f"Load {rng.randrange(10**6)}")
+    )
+    player = bearer(session.token)
+    table = await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=player)
+    for _ in range(3):
+        await lobby.AddBot(
+            lobby_pb2.AddBotRequest(table_id=table.table_id, level=lobby_pb2.BOT_LEVEL_NORMAL),
+            metadata=player,
+        )
+    table = await lobby.StartGame(
+        lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=player
+    )
+    seat_token = await lobby.GetSeatToken(
+        lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=player
+    )
+    seat, token = seat_token.seat, bearer(seat_token.token)
+    bot_waiting_since: float | None = None
+    updates = game.Watch(game_pb2.WatchRequest(game_id=table.game_id), metadata=token)
+    async for update in updates:
+        if bot_waiting_since is not None and update.event.WhichOneof("event") in _DECISIONS:
+            tally.bot_move_ms.append((time.perf_counter() - bot_waiting_since) * 1000)
+            bot_waiting_since = None
+        if update.event.WhichOneof("event") in _DECISIONS:
+            tally.commands += 1
+        if not update.HasField("view"):
+            continue
+        view = update.view
+        if view.phase == events_pb2.PHASE_GAME_OVER:
+            tally.games += 1
+            return
+        if seat not in view.turn.seats:
+            bot_waiting_since = time.perf_counter()
+            continue
+        await asyncio.sleep(rng.expovariate(1000.0 / think_ms) if think_ms > 0 else 0)
+        started = time.perf_counter()
+        try:
+            await game.SubmitCommand(
+                game_pb2.SubmitCommandRequest(
+                    game_id=table.game_id,
+                    expected_version=view.version,
+                    command_id=uuid.uuid4().hex,
+                    command=rng.choice(list(view.legal)),
+                ),
+                metadata=token,
+            )
+            tally.submit_ms.append((time.perf_counter() - started) * 1000)
+        except grpc.aio.AioRpcError as error:
+            if error.code() is not grpc.StatusCode.ABORTED:  # a bot discarding at the same time
+                raise
+            tally.errors += 1
+
+
+_DECISIONS = {
+    "first_estate_placed",
+    "conflict_chosen",
+    "action_card_picked",
+    "supply_played",
+    "building_placed",
+    "building_flipped",
+    "building_moved",
+    "build_passed",
+    "cards_discarded",
+}
+
+
+async def _drive(
+    lobby_port: int,
+    game_port: int,
+    *,
+    games: int,
+    concurrency: int,
+    think_ms: float,
+    deadline: float,
+) -> _Tally:
+    tally = _Tally()
+    async with (
+        aio.insecure_channel(f"127.0.0.1:{lobby_port}") as lobby_channel,
+        aio.insecure_channel(f"127.0.0.1:{game_port}") as game_channel,
+    ):
+        await wait_until_serving(lobby_channel)
+        await wait_until_serving(game_channel)
+        lobby = lobby_pb2_grpc.LobbyStub(lobby_channel)
+        game = game_pb2_grpc.GameStub(game_channel)
+        started = 0
+        lock = asyncio.Lock()
+
+        async def slot(index: int) -> None:
+            nonlocal started
+            rng = random.Random(index)
+            while time.monotonic() < deadline:
+                async with lock:
+                    if started >= games:
+                        return
+                    started += 1
+                await _one_game(lobby, game, think_ms, rng, tally)
+
+        await asyncio.gather(*[slot(i) for i in range(concurrency)])
+    return tally
+
+
+def run_load_bench(
+    games: int, concurrency: int, duration: float, think_ms: float, redis_url: str | None
+) -> dict[str, Any]:
+    """Run the whole stack and drive it; the figures as one JSON-ready dict."""
+    with ExitStack() as stack:
+        url = redis_url or stack.enter_context(local_redis())
+        lobby_port, game_port, ai_port = free_port(), free_port(), free_port()
+        env = {
+            "REDIS_URL": url,
+            "VERRATER_TOKEN_SECRET": SECRET,
+            "VERRATER_GAME_ADDR": f"127.0.0.1:{game_port}",
+            "VERRATER_LOG_LEVEL": "WARNING",
+            "VERRATER_COMMAND_RATE": "0",
+            "VERRATER_LOBBY_RATE": "0",
+        }
+        processes = {
+            "game": stack.enter_context(
+                _process(
+                    "game", ["serve", "game"], {**env, "VERRATER_BIND": f"127.0.0.1:{game_port}"}
+                )
+            ),
+            "lobby": stack.enter_context(
+                _process(
+                    "lobby", ["serve", "lobby"], {**env, "VERRATER_BIND": f"127.0.0.1:{lobby_port}"}
+                )
+            ),
+            "ai": stack.enter_context(
+                _process("ai", ["serve", "ai"], {**env, "VERRATER_BIND": f"127.0.0.1:{ai_port}"})
+            ),
+            "worker-1": stack.enter_context(_process("worker-1", ["worker"], env)),
+            "worker-2": stack.enter_context(_process("worker-2", ["worker"], env)),
+        }
+        started = time.monotonic()
+        tally = asyncio.run(
+            _drive(
+                lobby_port,
+                game_port,
+                games=games,
+                concurrency=concurrency,
+                think_ms=think_ms,
+                deadline=started + duration,
+            )
+        )
+        elapsed = time.monotonic() - started
+        memory = {name: round(_peak_memory_mb(p.pid), 1) for name, p in processes.items()}
+    return {
+        "games": tally.games,
+        "concurrency": concurrency,
+        "think_ms": think_ms,
+        "seconds": round(elapsed, 1),
+        "games_per_min": round(tally.games / elapsed * 60, 1),
+        "commands_per_s": round(tally.commands / elapsed, 1),
+        "p50_ms": round(_percentile(tally.submit_ms, 0.50), 2),
+        "p95_ms": round(_percentile(tally.submit_ms, 0.95), 2),
+        "p99_ms": round(_percentile(tally.submit_ms, 0.99), 2),
+        "bot_move_p50_ms": round(_percentile(tally.bot_move_ms, 0.50), 2),
+        "bot_move_p99_ms": round(_percentile(tally.bot_move_ms, 0.99), 2),
+        "stale_retries": tally.errors,
+        "peak_memory_mb": memory,
+    }
