@@ -29,6 +29,8 @@ from services.api.verrater.v1 import (
     lobby_pb2_grpc,
     view_pb2,
 )
+from services.audit.export import LogEntry
+from services.audit.verify import audit
 from services.auth import bearer
 from services.game.engine import deciding_seat
 from services.game.records import decode_record
@@ -253,6 +255,8 @@ async def test_a_worker_killed_mid_move_is_replaced_and_the_bot_moves_exactly_on
         assert len(versions) == len(set(versions))
         stored = await store.read(table.game_id)
         assert [item.version for item in stored] == list(range(1, len(stored) + 1))
+        report = audit([LogEntry.from_stored(item) for item in stored])
+        assert report.ok, report.summary()
     broker.close()
 
 

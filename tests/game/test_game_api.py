@@ -16,6 +16,8 @@ from services.api.verrater.v1 import (
     events_pb2,
     game_pb2,
 )
+from services.audit.export import LogEntry
+from services.audit.verify import audit
 from services.auth import TokenIssuer, bearer
 from services.game.codec import decode_event
 from services.game.engine import Phase, fold
@@ -32,6 +34,14 @@ async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
     else:
         url = request.getfixturevalue("fresh_redis_url")
         yield RedisEventStore.from_url(url)
+
+
+async def _assert_intact(store: EventStore, game_id: str) -> None:
+    """No gap, no duplicate, and `verrater audit` finds nothing in the finished game."""
+    stored = await store.read(game_id)
+    assert [item.version for item in stored] == list(range(1, len(stored) + 1))
+    report = audit([LogEntry.from_stored(item) for item in stored])
+    assert report.ok, report.summary()
 
 
 async def _log_versions(store: EventStore, game_id: str) -> list[int]:
@@ -113,6 +123,11 @@ async def test_repeated_command_id_is_applied_once_and_answers_the_same(
         )
         assert all(answer == first for answer in both)
         assert await store.version(game_id) == first.version
+        await ScriptedGame(client, game_id, random.Random(2)).play_to_end()
+        await _assert_intact(store, game_id)
+        stored = await store.read(game_id)
+        ids = [decode_record(item.payload).command_id for item in stored]
+        assert ids.count("same-id") == 1
 
 
 async def test_watch_resumes_from_a_version_with_exactly_the_later_events(
@@ -145,6 +160,8 @@ async def test_watch_resumes_from_a_version_with_exactly_the_later_events(
         update = await asyncio.wait_for(live.read(), timeout=10)
         assert update.version == total + 1
         live.cancel()
+        await game.play_to_end()
+        await _assert_intact(store, game_id)
 
 
 def _assert_hides_others(update_event: events_pb2.GameEvent, seat: int) -> None:
