@@ -7,6 +7,7 @@ import json
 import random
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 
 def _demo(args: argparse.Namespace) -> int:
@@ -43,12 +44,17 @@ def _bench_game(args: argparse.Namespace) -> int:
 
     redis_url = args.redis_url or os.environ.get("REDIS_URL")
     result = run_game_bench(args.games, args.think_ms, args.duration, redis_url)
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:<16} {value}")
+    _print_figures(result, as_json=args.json)
     return 0
+
+
+def _print_figures(figures: dict[str, Any], *, as_json: bool) -> None:
+    """A benchmark's figures: one JSON object, or one line per figure."""
+    if as_json:
+        print(json.dumps(figures))
+    else:
+        for key, value in figures.items():
+            print(f"{key:<16} {value}")
 
 
 def _bench_bots(args: argparse.Namespace) -> int:
@@ -77,11 +83,7 @@ def _bench_load(args: argparse.Namespace) -> int:
 
     redis_url = args.redis_url or os.environ.get("REDIS_URL")
     result = run_load_bench(args.games, args.concurrency, args.duration, args.think_ms, redis_url)
-    if args.json:
-        print(json.dumps(result))
-    else:
-        for key, value in result.items():
-            print(f"{key:<16} {value}")
+    _print_figures(result, as_json=args.json)
     return 0
 
 

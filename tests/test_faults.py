@@ -26,7 +26,7 @@ from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.audit.export import LogEntry
 from services.audit.verify import audit
 from services.auth import Role, TokenIssuer, bearer
-from services.bench.game import free_port, wait_until_serving
+from services.bench.common import free_port, wait_until_serving
 from services.devtools.redis_server import RedisServer
 from services.game.records import decode_record
 from services.game.store import RedisEventStore

@@ -32,7 +32,7 @@ from services.api.verrater.v1 import (
     view_pb2,
 )
 from services.auth import Role, TokenIssuer, bearer
-from services.bench.game import free_port
+from services.bench.common import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "fuzz-test-secret-at-least-32-bytes-long!"

@@ -26,7 +26,7 @@ from services.api.verrater.v1 import (
     lobby_pb2_grpc,
 )
 from services.auth import Role, TokenIssuer, bearer
-from services.bench.game import free_port, wait_until_serving
+from services.bench.common import free_port, wait_until_serving
 from services.game.records import decode_record
 from services.game.store import RedisEventStore
 

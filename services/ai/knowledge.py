@@ -90,12 +90,7 @@ class Knowledge:
         k.strategist = view.strategist
         k.kinds = tuple(landscape.type for landscape in view.ring)
         k.houses = tuple(landscape.house for landscape in view.ring)
-        k.buildings = tuple(
-            Building(landscape.building_owner, landscape.building_side)
-            if landscape.building_owner is not None and landscape.building_side is not None
-            else None
-            for landscape in view.ring
-        )
+        k.buildings = view.buildings()
         k.allegiance = tuple(s.house for s in view.seats)
         k.vp = tuple(s.vp for s in view.seats)
         k.hand = view.hand if view.hand is not None else ()

@@ -10,21 +10,12 @@ to rebuild one finished game from its Redis stream.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
-import grpc
 from grpc import aio
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.auth import Role, TokenIssuer, bearer
@@ -33,51 +24,9 @@ from services.game.engine import fold
 from services.game.records import decode_record
 from services.game.store import RedisEventStore
 
+from .common import free_port, percentile, verrater_process, wait_until_serving
+
 BENCH_SECRET = "bench-secret-only-for-this-local-benchmark-run"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-@contextmanager
-def game_service_process(redis_url: str, port: int) -> Iterator[subprocess.Popen[bytes]]:
-    """`verrater serve game` in a child process, stopped with SIGTERM at the end."""
-    env = dict(
-        os.environ,
-        REDIS_URL=redis_url,
-        VERRATER_TOKEN_SECRET=BENCH_SECRET,
-        VERRATER_BIND=f"127.0.0.1:{port}",
-        VERRATER_LOG_LEVEL="WARNING",
-        # The benchmark measures the game path; scripted seats outpace a human's rate limit.
-        VERRATER_COMMAND_RATE="0",
-    )
-    process = subprocess.Popen([sys.executable, "-m", "services.cli", "serve", "game"], env=env)
-    try:
-        yield process
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
-async def wait_until_serving(channel: aio.Channel, timeout: float = 20.0) -> None:
-    stub: Any = health_pb2_grpc.HealthStub(channel)  # the health stubs type the sync API only
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
-            if reply.status == health_pb2.HealthCheckResponse.SERVING:
-                return
-        except grpc.aio.AioRpcError:
-            if time.monotonic() > deadline:
-                raise
-        await asyncio.sleep(0.1)
 
 
 @dataclass
@@ -126,12 +75,6 @@ async def _play_games(
             seat = response.view.turn.seats[0]
 
 
-def _percentile(values: list[float], q: float) -> float:
-    if len(values) < 2:
-        return values[0] if values else 0.0
-    return statistics.quantiles(values, n=1000, method="inclusive")[int(q * 1000) - 1]
-
-
 async def _rebuild_ms(redis_url: str, game_id: str, repeats: int = 30) -> float:
     """Median time to read a game's whole stream from Redis, decode it and fold it."""
     store = RedisEventStore.from_url(redis_url)
@@ -149,7 +92,15 @@ async def _rebuild_ms(redis_url: str, game_id: str, repeats: int = 30) -> float:
 
 async def _run(games: int, think_ms: float, duration: float, redis_url: str) -> dict[str, float]:
     port = free_port()
-    with game_service_process(redis_url, port):
+    env = {
+        "REDIS_URL": redis_url,
+        "VERRATER_TOKEN_SECRET": BENCH_SECRET,
+        "VERRATER_BIND": f"127.0.0.1:{port}",
+        "VERRATER_LOG_LEVEL": "WARNING",
+        # The benchmark measures the game path; scripted seats outpace a human's rate limit.
+        "VERRATER_COMMAND_RATE": "0",
+    }
+    with verrater_process(["serve", "game"], env):
         channel = aio.insecure_channel(f"127.0.0.1:{port}")
         try:
             await wait_until_serving(channel)
@@ -174,8 +125,8 @@ async def _run(games: int, think_ms: float, duration: float, redis_url: str) -> 
         "seconds": round(elapsed, 2),
         "commands": len(tally.latencies_ms),
         "commands_per_s": round(len(tally.latencies_ms) / elapsed, 1),
-        "p50_ms": round(_percentile(tally.latencies_ms, 0.50), 2),
-        "p99_ms": round(_percentile(tally.latencies_ms, 0.99), 2),
+        "p50_ms": round(percentile(tally.latencies_ms, 0.50), 2),
+        "p99_ms": round(percentile(tally.latencies_ms, 0.99), 2),
         "events_per_s": round(tally.events / elapsed, 1),
         "games_finished": len(tally.finished),
         "rebuild_ms": round(rebuild, 3),

@@ -12,15 +12,11 @@ bot's decision arriving on the Watch stream) and each process's peak memory.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
-import statistics
-import subprocess
-import sys
+import re
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,8 +33,9 @@ from services.api.verrater.v1 import (
 )
 from services.auth import bearer
 from services.devtools.redis_server import local_redis
+from services.game.engine import DECISION_EVENTS
 
-from .game import free_port, wait_until_serving
+from .common import free_port, percentile, verrater_process, wait_until_serving
 
 SECRET = "load-bench-secret-only-for-this-local-run"
 
@@ -52,25 +49,6 @@ class _Tally:
     errors: int = 0
 
 
-@contextmanager
-def _process(name: str, args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    child = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", *args],
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        yield child
-    finally:
-        child.terminate()
-        try:
-            child.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-
-
 def _peak_memory_mb(pid: int) -> float:
     """The process's peak resident memory (VmHWM) in MiB, 0 if it is gone."""
     try:
@@ -80,12 +58,6 @@ def _peak_memory_mb(pid: int) -> float:
     except OSError:
         return 0.0
     return 0.0
-
-
-def _percentile(values: list[float], q: float) -> float:
-    if len(values) < 2:
-        return values[0] if values else 0.0
-    return statistics.quantiles(values, n=100, method="inclusive")[int(q * 100) - 1]
 
 
 async def _one_game(
@@ -144,17 +116,10 @@ async def _one_game(
             tally.errors += 1
 
 
-_DECISIONS = {
-    "first_estate_placed",
-    "conflict_chosen",
-    "action_card_picked",
-    "supply_played",
-    "building_placed",
-    "building_flipped",
-    "building_moved",
-    "build_passed",
-    "cards_discarded",
-}
+#: The GameEvent oneof names of decision events (proto names are the engine's, snake_cased).
+_DECISIONS = frozenset(
+    re.sub(r"(?<!^)(?=[A-Z])", "_", event.__name__).lower() for event in DECISION_EVENTS
+)
 
 
 async def _drive(
@@ -209,20 +174,20 @@ def run_load_bench(
         }
         processes = {
             "game": stack.enter_context(
-                _process(
-                    "game", ["serve", "game"], {**env, "VERRATER_BIND": f"127.0.0.1:{game_port}"}
+                verrater_process(
+                    ["serve", "game"], {**env, "VERRATER_BIND": f"127.0.0.1:{game_port}"}
                 )
             ),
             "lobby": stack.enter_context(
-                _process(
-                    "lobby", ["serve", "lobby"], {**env, "VERRATER_BIND": f"127.0.0.1:{lobby_port}"}
+                verrater_process(
+                    ["serve", "lobby"], {**env, "VERRATER_BIND": f"127.0.0.1:{lobby_port}"}
                 )
             ),
             "ai": stack.enter_context(
-                _process("ai", ["serve", "ai"], {**env, "VERRATER_BIND": f"127.0.0.1:{ai_port}"})
+                verrater_process(["serve", "ai"], {**env, "VERRATER_BIND": f"127.0.0.1:{ai_port}"})
             ),
-            "worker-1": stack.enter_context(_process("worker-1", ["worker"], env)),
-            "worker-2": stack.enter_context(_process("worker-2", ["worker"], env)),
+            "worker-1": stack.enter_context(verrater_process(["worker"], env)),
+            "worker-2": stack.enter_context(verrater_process(["worker"], env)),
         }
         started = time.monotonic()
         tally = asyncio.run(
@@ -244,11 +209,11 @@ def run_load_bench(
         "seconds": round(elapsed, 1),
         "games_per_min": round(tally.games / elapsed * 60, 1),
         "commands_per_s": round(tally.commands / elapsed, 1),
-        "p50_ms": round(_percentile(tally.submit_ms, 0.50), 2),
-        "p95_ms": round(_percentile(tally.submit_ms, 0.95), 2),
-        "p99_ms": round(_percentile(tally.submit_ms, 0.99), 2),
-        "bot_move_p50_ms": round(_percentile(tally.bot_move_ms, 0.50), 2),
-        "bot_move_p99_ms": round(_percentile(tally.bot_move_ms, 0.99), 2),
+        "p50_ms": round(percentile(tally.submit_ms, 0.50), 2),
+        "p95_ms": round(percentile(tally.submit_ms, 0.95), 2),
+        "p99_ms": round(percentile(tally.submit_ms, 0.99), 2),
+        "bot_move_p50_ms": round(percentile(tally.bot_move_ms, 0.50), 2),
+        "bot_move_p99_ms": round(percentile(tally.bot_move_ms, 0.99), 2),
         "stale_retries": tally.errors,
         "peak_memory_mb": memory,
     }

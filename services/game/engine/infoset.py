@@ -41,7 +41,7 @@ from collections import Counter
 from .cards import ALL_ACTION_CARDS, STARTING_HAND, SUPPLY_CARDS, ActionCard, Ruleset
 from .events import Phase
 from .rng import SEED_BYTES
-from .state import Building, GameState, remove_cards
+from .state import GameState, remove_cards
 from .view import PlayerView
 
 #: Phases of a round in which no card has been drawn yet: in round 1 hands are still exact.
@@ -74,12 +74,7 @@ def sample_state(view: PlayerView, ruleset: Ruleset, rng: random.Random) -> Game
     state.strategist = view.strategist
     state.kinds = tuple(landscape.type for landscape in view.ring)
     state.houses = tuple(landscape.house for landscape in view.ring)
-    state.buildings = tuple(
-        Building(landscape.building_owner, landscape.building_side)
-        if landscape.building_owner is not None and landscape.building_side is not None
-        else None
-        for landscape in view.ring
-    )
+    state.buildings = view.buildings()
     state.allegiance = tuple(s.house for s in view.seats)
     state.vp = tuple(s.vp for s in view.seats)
     state.played = tuple(s.played for s in view.seats)

@@ -23,7 +23,7 @@ from .events import (
     SupplyDealt,
 )
 from .rules import Turn, legal_commands, whose_turn
-from .state import ConflictSummary, GameState
+from .state import Building, ConflictSummary, GameState
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +79,15 @@ class PlayerView:
     legal: tuple[PlayerCommand, ...]
     winners: tuple[int, ...]
     seed: bytes | None
+
+    def buildings(self) -> tuple[Building | None, ...]:
+        """The building under each ring position, as the state records it."""
+        return tuple(
+            Building(landscape.building_owner, landscape.building_side)
+            if landscape.building_owner is not None and landscape.building_side is not None
+            else None
+            for landscape in self.ring
+        )
 
 
 def view(state: GameState, seat: int | None) -> PlayerView:
