@@ -1,0 +1,63 @@
+"""What the service benchmarks share: their own processes, readiness, and percentiles."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import grpc
+from grpc import aio
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.devtools.redis_server import free_port
+
+__all__ = ["free_port", "percentile", "verrater_process", "wait_until_serving"]
+
+
+@contextmanager
+def verrater_process(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
+    """`verrater ARGS...` in a child process (output discarded), terminated at the end."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", *args],
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        yield child
+    finally:
+        child.terminate()
+        try:
+            child.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+async def wait_until_serving(channel: aio.Channel, timeout: float = 20.0) -> None:
+    """Return once the server behind `channel` reports SERVING on the gRPC health service."""
+    stub: Any = health_pb2_grpc.HealthStub(channel)  # the health stubs type the sync API only
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1)
+            if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                return
+        except grpc.aio.AioRpcError:
+            if time.monotonic() > deadline:
+                raise
+        await asyncio.sleep(0.1)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The `q` quantile (0 < q < 1, to a thousandth) of `values`; 0 for none."""
+    if len(values) < 2:
+        return values[0] if values else 0.0
+    return statistics.quantiles(values, n=1000, method="inclusive")[round(q * 1000) - 1]
