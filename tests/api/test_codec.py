@@ -156,6 +156,18 @@ def test_every_engine_event_kind_has_its_own_oneof_field() -> None:
     assert len(fields) == len(get_args(Event))
 
 
+def test_every_event_field_decodes_to_its_own_event_or_is_malformed() -> None:
+    for field in events_pb2.GameEvent.DESCRIPTOR.oneofs_by_name["event"].fields:
+        message = events_pb2.GameEvent()
+        getattr(message, field.name).SetInParent()  # the event with every field at its default
+        try:
+            event = event_from_proto(message)
+        except MalformedMessage as error:
+            assert error.field.startswith(f"{field.name}."), error.field
+        else:
+            assert event_to_proto(event).WhichOneof("event") == field.name
+
+
 def test_an_explicit_setup_round_trips_with_the_game_it_creates() -> None:
     ring = tuple((kind, house) for house in House for kind in LandscapeType)
     full = ExplicitSetup(

@@ -174,6 +174,30 @@ def test_every_legal_command_is_accepted(game: tuple[int, bool, bytes, int]) -> 
         _, state = execute(state, rng.choice(legal_commands(state, to_act(state)[0])))
 
 
+@settings(max_examples=15, deadline=None)
+@given(games)
+def test_fold_on_top_of_a_state_equals_evolving_it_and_leaves_it_as_it_was(
+    game: tuple[int, bool, bytes, int],
+) -> None:
+    players, may_move, seed, play_seed = game
+    rng = random.Random(play_seed)
+    ruleset = Ruleset.standard(players, builder_may_move=may_move)
+    log: list[Event]
+    log, state = execute(initial_state(), CreateGame(ruleset, seed))
+    while state.phase is not Phase.GAME_OVER:
+        events, state = execute(state, rng.choice(legal_commands(state, to_act(state)[0])))
+        log.extend(events)
+    split = rng.randrange(len(log) + 1)
+    before = fold(log[:split])
+    untouched = before.copy()
+    evolved = before
+    for event in log[split:]:
+        evolved = evolve(evolved, event)
+
+    assert fold(log[split:], before) == evolved == state
+    assert before == untouched
+
+
 def test_state_copy_copies_every_field() -> None:
     state = execute(initial_state(), CreateGame(Ruleset.standard(4), b"\x01" * 32))[1]
     copied = state.copy()
