@@ -655,16 +655,24 @@ def legal_commands(state: GameState, seat: int) -> list[PlayerCommand]:
     if phase is Phase.DRAFT:
         return [PickActionCard(seat, card) for card in sorted(set(state.pool))]
     if phase is Phase.SUPPLY:
-        hand = state.hands[seat]
-        return [
-            PlaySupply(seat, cards)
-            for cards in sub_multisets(hand)
-            if len(cards) <= MAX_SUPPLY_PLAYED
-        ]
+        return list(_supply_plays(seat, state.hands[seat]))
     if phase is Phase.HAND_LIMIT:
-        hand = state.hands[seat]
-        return [DiscardCards(seat, cards) for cards in sub_multisets(hand, len(hand) - HAND_LIMIT)]
+        return list(_discards(seat, state.hands[seat]))
     return _build_commands(state, seat, free)
+
+
+# A hand's choices run to a hundred commands and recur all game: build each list once. The
+# commands are frozen, so sharing them is safe.
+@lru_cache(maxsize=4096)
+def _supply_plays(seat: int, hand: tuple[int, ...]) -> tuple[PlaySupply, ...]:
+    return tuple(
+        PlaySupply(seat, cards) for cards in sub_multisets(hand) if len(cards) <= MAX_SUPPLY_PLAYED
+    )
+
+
+@lru_cache(maxsize=4096)
+def _discards(seat: int, hand: tuple[int, ...]) -> tuple[DiscardCards, ...]:
+    return tuple(DiscardCards(seat, cards) for cards in sub_multisets(hand, len(hand) - HAND_LIMIT))
 
 
 def _build_commands(state: GameState, seat: int, free: list[int]) -> list[PlayerCommand]:

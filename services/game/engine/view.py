@@ -9,8 +9,9 @@ is public. Views and redacted events are built from that table and nothing else.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
-from .cards import ActionCard, BuildingSide, House, LandscapeType
+from .cards import BUILDINGS_PER_PLAYER, ActionCard, BuildingSide, House, LandscapeType
 from .commands import PlayerCommand
 from .events import (
     ActionCardPicked,
@@ -95,24 +96,22 @@ def view(state: GameState, seat: int | None) -> PlayerView:
     n = len(state.vp)
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"seat {seat} is not in this game")
-    ring = tuple(
-        LandscapeView(
-            position=pos,
-            type=kind,
-            house=state.houses[pos],
-            building_owner=b.owner if b is not None else None,
-            building_side=b.side if b is not None else None,
-        )
-        for pos, (kind, b) in enumerate(zip(state.kinds, state.buildings, strict=True))
-    )
+    ring = _ring(state.kinds, state.houses, state.buildings)
+    placed = [0] * n
+    posts = [0] * n
+    for building in state.buildings:
+        if building is not None:
+            placed[building.owner] += 1
+            if building.side is BuildingSide.TRADING_POST:
+                posts[building.owner] += 1
     seats = tuple(
         SeatView(
             seat=s,
             house=state.allegiance[s],
             vp=state.vp[s],
             hand_count=len(state.hands[s]),
-            unplaced_buildings=state.unplaced_buildings(s),
-            trading_posts=state.trading_posts(s),
+            unplaced_buildings=BUILDINGS_PER_PLAYER - placed[s],
+            trading_posts=posts[s],
             has_picked=state.picks[s] is not None,
             played=state.played[s],
             revealed_pick=state.picks[s] if state.revealed else None,
@@ -146,6 +145,26 @@ def view(state: GameState, seat: int | None) -> PlayerView:
         legal=tuple(legal_commands(state, seat)) if seat is not None else (),
         winners=state.winners,
         seed=state.seed if state.phase is Phase.GAME_OVER else None,
+    )
+
+
+@lru_cache(maxsize=4096)
+def _ring(
+    kinds: tuple[LandscapeType, ...],
+    houses: tuple[House, ...],
+    buildings: tuple[Building | None, ...],
+) -> tuple[LandscapeView, ...]:
+    """The ring as everyone sees it. It changes only when a building or a house does, so one
+    game asks for the same ring over and over (and every seat's view shares it)."""
+    return tuple(
+        LandscapeView(
+            position=pos,
+            type=kind,
+            house=houses[pos],
+            building_owner=b.owner if b is not None else None,
+            building_side=b.side if b is not None else None,
+        )
+        for pos, (kind, b) in enumerate(zip(kinds, buildings, strict=True))
     )
 
 
