@@ -55,8 +55,10 @@ from .service import (
     GameNotFinished,
     GameNotFound,
     SeatNotInGame,
+    SpectatorHasNoTurns,
     StaleVersion,
     VersionOutOfRange,
+    WatchMode,
 )
 from .store import StoreUnavailable
 
@@ -64,6 +66,11 @@ log = structlog.get_logger("verrater.game")
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_COMMAND_ID = 128
 SERVICE_NAME = "verrater.v1.Game"
+_WATCH_MODES = {
+    game_pb2.WATCH_MODE_EVENTS: WatchMode.EVENTS,
+    game_pb2.WATCH_MODE_VIEWS: WatchMode.VIEWS,
+    game_pb2.WATCH_MODE_TURNS: WatchMode.TURNS,
+}
 
 
 class _Abort(Exception):
@@ -113,6 +120,8 @@ def _client_errors() -> Iterator[None]:
         raise _Abort(grpc.StatusCode.ALREADY_EXISTS, str(exists)) from exists
     except GameNotFinished as running:
         raise _Abort(grpc.StatusCode.FAILED_PRECONDITION, str(running)) from running
+    except SpectatorHasNoTurns as spectator:
+        raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(spectator)) from spectator
     except SeatNotInGame as stranger:
         raise _Abort(grpc.StatusCode.PERMISSION_DENIED, str(stranger)) from stranger
     except VersionOutOfRange as beyond:
@@ -221,10 +230,15 @@ class GameServicer(game_pb2_grpc.GameServicer):
                 )
             if result.replayed:
                 outcome = "replayed"
+            if request.version_only:
+                return game_pb2.SubmitCommandResponse(
+                    version=result.version, event_count=len(result.events)
+                )
             events = redact_batch(result.before, result.events, seat)
             events[0].turn_timer_expired = request.turn_timer_expired and not result.replayed
             return game_pb2.SubmitCommandResponse(
                 version=result.version,
+                event_count=len(result.events),
                 events=events,
                 view=view_to_proto(view(result.state, seat), game_id),
             )
@@ -245,13 +259,18 @@ class GameServicer(game_pb2_grpc.GameServicer):
             identity = _identity()
             if request.from_version < 0:
                 _fail(grpc.StatusCode.INVALID_ARGUMENT, "from_version cannot be negative")
+            mode = _WATCH_MODES.get(request.mode)
+            if mode is None:
+                _fail(grpc.StatusCode.INVALID_ARGUMENT, f"unknown watch mode {request.mode}")
             with _client_errors():
-                updates = self.app.updates(game_id, identity.seat_in(game_id), request.from_version)
+                updates = self.app.updates(
+                    game_id, identity.seat_in(game_id), request.from_version, mode
+                )
                 async for update in updates:
-                    message = game_pb2.GameUpdate(
-                        version=update.version, event=event_to_proto(update.event)
-                    )
-                    message.event.turn_timer_expired = update.turn_timer_expired
+                    message = game_pb2.GameUpdate(version=update.version)
+                    if update.event is not None:
+                        message.event.CopyFrom(event_to_proto(update.event))
+                        message.event.turn_timer_expired = update.turn_timer_expired
                     if update.view is not None:
                         message.view.CopyFrom(view_to_proto(update.view, game_id))
                     yield message

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
+import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS
@@ -30,10 +32,13 @@ from .engine import (
     fold,
     initial_state,
     redact_event,
+    to_act,
     view,
 )
 from .records import Record, decode_record, encode_record
-from .store import EventStore, StoredEvent, VersionConflict
+from .store import EventStore, EventStoreError, StoredEvent, VersionConflict
+
+logger = logging.getLogger(__name__)
 
 #: How often one command is re-decided after losing an append race before giving up.
 MAX_ATTEMPTS = 8
@@ -101,12 +106,35 @@ class CommandResult:
         return self.first_version + len(self.events) - 1
 
 
+class WatchMode(enum.Enum):
+    """What a watcher is sent (the proto's WatchMode)."""
+
+    #: Every event, redacted, with the view where a batch ends.
+    EVENTS = 0
+    #: The view each time the game comes to rest (the latest only, for a slow reader).
+    VIEWS = 1
+    #: The view each time the watcher's seat must decide, and the final one.
+    TURNS = 2
+
+
+class SpectatorHasNoTurns(Exception):
+    def __init__(self) -> None:
+        super().__init__(
+            "a spectator has no turns to watch for: watch with WATCH_MODE_EVENTS or "
+            "WATCH_MODE_VIEWS, or use a seat token"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Update:
-    """One event as a watcher may see it; `view` is set where a batch of events ends."""
+    """One update as a watcher may see it: an event (EVENTS mode), a view, or both.
+
+    In EVENTS mode `view` is set where a batch of events ends; in the views-only modes
+    `event` is None and `view` is always set.
+    """
 
     version: int
-    event: Event
+    event: Event | None
     view: PlayerView | None
     turn_timer_expired: bool = False
 
@@ -120,12 +148,22 @@ class _CachedGame:
     # (seat, command id) -> (first version, last version) of the batch the command caused
     commands: dict[tuple[int, str], tuple[int, int]] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Set (and replaced by a fresh one) whenever `state` advances: watchers wait on it.
+    advanced: asyncio.Event = field(default_factory=asyncio.Event)
+    # Open Watch streams on this game in this process; the game is not evicted while any.
+    watchers: int = 0
+    # Follows the store for what other replicas append, while anyone watches.
+    follower: asyncio.Task[None] | None = None
+    # Why following the store stopped, for the watchers to raise.
+    feed_error: EventStoreError | None = None
 
     def apply(self, records: list[Record], state: GameState) -> None:
         """Add whole batches (an append is atomic, so a read never splits one)."""
         first = len(self.records) + 1
         self.records.extend(records)
         self.state = state
+        self.advanced.set()
+        self.advanced = asyncio.Event()
         # A batch starts at a decision (a record with a seat) and runs to the next one.
         starts = [first + i for i, record in enumerate(records) if record.seat >= 0]
         for index, start in enumerate(starts):
@@ -172,10 +210,18 @@ class GameApplication:
             # A replica that appended may have died before announcing: announce again (a bot
             # turn is applied at most once per seat and version, so repeats are harmless).
             self._announce(game_id, game.state, "")
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            self._evict()
         self._cache.move_to_end(game_id)
         return game
+
+    def _evict(self) -> None:
+        """Drop the least recently used games beyond the cache size, but never a watched one:
+        its watchers and the commands of this replica must share one `_CachedGame`."""
+        while len(self._cache) > self._cache_size:
+            victim = next((gid for gid, game in self._cache.items() if not game.watchers), None)
+            if victim is None:
+                return
+            del self._cache[victim]
 
     async def _top_up(self, game_id: str, game: _CachedGame) -> None:
         """Fold whatever other replicas appended since the cached version."""
@@ -213,6 +259,7 @@ class GameApplication:
         game = _CachedGame(initial_state())
         game.apply(records, state)
         self._cache[game_id] = game
+        self._evict()
         self._announce(game_id, state, "")
         return state
 
@@ -271,28 +318,123 @@ class GameApplication:
         return [(item, decode_record(item.payload)) for item in stored]
 
     async def updates(
-        self, game_id: str, seat: int | None, after_version: int
+        self,
+        game_id: str,
+        seat: int | None,
+        after_version: int,
+        mode: WatchMode = WatchMode.EVENTS,
     ) -> AsyncIterator[Update]:
-        """Every event after `after_version`, live, as `seat` may see it, with a view at rest.
+        """What `seat` may see of the game after `after_version`, live, in `mode`.
 
-        The store shares one reader per process among all subscriptions, so a watcher costs a
-        queue and a fold, never a connection.
+        Every watcher of a game in this process reads the one cached game: this replica's own
+        appends reach them the moment they are made, and one follower per watched game (on the
+        store's shared tail reader) brings in what other replicas append. So a watcher costs a
+        wake-up per batch and what its mode sends, never a connection, a read or a decode.
         """
         game = await self._cached(game_id)
         async with game.lock:
             await self._top_up(game_id, game)
         _check_seat(game.state, seat)
+        if seat is None and mode is WatchMode.TURNS:
+            raise SpectatorHasNoTurns
         if after_version > game.state.version:
             raise VersionOutOfRange(after_version, game.state.version)
         if game.state.phase is Phase.GAME_OVER and after_version == game.state.version:
             return  # the game is over and the caller has seen all of it
+        with self._watching(game_id, game):
+            if mode is WatchMode.EVENTS:
+                async for update in self._event_updates(game, seat, after_version):
+                    yield update
+            else:
+                async for update in self._view_updates(game, seat, after_version, mode):
+                    yield update
+
+    async def _event_updates(
+        self, game: _CachedGame, seat: int | None, after_version: int
+    ) -> AsyncIterator[Update]:
+        """EVENTS mode: every record from the cache, redacted against the watcher's own fold."""
         state = fold(record.event for record in game.records[:after_version])
-        async with contextlib.aclosing(self.store.subscribe(game_id, after_version)) as stream:
-            async for stored in stream:
-                record = decode_record(stored.payload)
+        position = after_version
+        while True:
+            advanced = game.advanced
+            while position < len(game.records):
+                record = game.records[position]
+                position += 1
                 visible = redact_event(record.event, seat, state)
                 state = evolve(state, record.event)
                 current = view(state, seat) if at_rest(state) else None
-                yield Update(stored.version, visible, current, record.turn_timer_expired)
+                yield Update(position, visible, current, record.turn_timer_expired)
                 if state.phase is Phase.GAME_OVER:
                     return  # nothing follows the last event: end the stream
+            await self._wait(game, advanced)
+
+    async def _view_updates(
+        self, game: _CachedGame, seat: int | None, after_version: int, mode: WatchMode
+    ) -> AsyncIterator[Update]:
+        """VIEWS and TURNS modes: the latest state at rest, when it is news to the watcher.
+
+        The cache only ever holds whole batches, so its state is always at rest.
+        """
+        sent = after_version
+        while True:
+            advanced = game.advanced
+            state = game.state
+            over = state.phase is Phase.GAME_OVER
+            if state.version > sent and (
+                over or mode is WatchMode.VIEWS or (seat is not None and seat in to_act(state))
+            ):
+                sent = state.version
+                yield Update(sent, None, view(state, seat))
+            if over:
+                return
+            await self._wait(game, advanced)
+
+    @staticmethod
+    async def _wait(game: _CachedGame, advanced: asyncio.Event) -> None:
+        """Until the game advances past what the watcher has seen (or its feed fails)."""
+        if game.feed_error is not None:
+            raise game.feed_error
+        await advanced.wait()
+        if game.feed_error is not None:
+            raise game.feed_error
+
+    @contextlib.contextmanager
+    def _watching(self, game_id: str, game: _CachedGame) -> Iterator[None]:
+        """Count a watcher in; the first starts the game's follower, the last stops it."""
+        game.watchers += 1
+        if game.follower is None or game.follower.done():
+            game.feed_error = None
+            game.follower = asyncio.create_task(
+                self._follow(game_id, game), name=f"follow-{game_id}"
+            )
+        try:
+            yield
+        finally:
+            game.watchers -= 1
+            if game.watchers == 0 and game.follower is not None:
+                game.follower.cancel()
+                game.follower = None
+
+    async def _follow(self, game_id: str, game: _CachedGame) -> None:
+        """Top the cache up whenever the store shows a version this replica has not applied.
+
+        The store's tail is only a doorbell: what rings it is read back in whole batches by
+        `_top_up` under the game's lock, so this replica's own appends (already applied when
+        their echo arrives) cost a comparison, and a batch is never applied twice or in part.
+        """
+        try:
+            async with contextlib.aclosing(
+                self.store.subscribe(game_id, game.state.version)
+            ) as stream:
+                async for stored in stream:
+                    if stored.version <= game.state.version:
+                        continue
+                    async with game.lock:
+                        # The echo of an append still being applied here beat its reply.
+                        if stored.version > game.state.version:
+                            await self._top_up(game_id, game)
+        except EventStoreError as error:
+            logger.warning("following game %s stopped: %s", game_id, error)
+            game.feed_error = error
+            game.advanced.set()
+            game.advanced = asyncio.Event()

@@ -11,6 +11,7 @@ import builtins
 import collections.abc
 import google.protobuf.descriptor
 import google.protobuf.internal.containers
+import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.message
 import sys
 import typing
@@ -20,6 +21,29 @@ if sys.version_info >= (3, 10):
 else:
     import typing_extensions
 DESCRIPTOR: google.protobuf.descriptor.FileDescriptor
+
+class _WatchMode:
+    ValueType = typing.NewType('ValueType', builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _WatchModeEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_WatchMode.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    WATCH_MODE_EVENTS: _WatchMode.ValueType
+    "Every event after from_version, redacted for the caller; the caller's view rides on the\n    last event of each batch appended together (where the game waits for a decision).\n    "
+    WATCH_MODE_VIEWS: _WatchMode.ValueType
+    "Only views: one update each time the game comes to rest at a version after from_version,\n    carrying the caller's view and no event. A slow reader gets the latest view, never a\n    backlog: the views in between are skipped.\n    "
+    WATCH_MODE_TURNS: _WatchMode.ValueType
+    'Only the views that ask the caller for a decision (its seat is among turn.seats), and the\n    final view when the game ends: the cheapest way for a player or a bot to learn that it is\n    its turn. Seat tokens only: a spectator has no turns.\n    '
+
+class WatchMode(_WatchMode, metaclass=_WatchModeEnumTypeWrapper):
+    """What a Watch stream sends."""
+WATCH_MODE_EVENTS: WatchMode.ValueType
+"Every event after from_version, redacted for the caller; the caller's view rides on the\nlast event of each batch appended together (where the game waits for a decision).\n"
+WATCH_MODE_VIEWS: WatchMode.ValueType
+"Only views: one update each time the game comes to rest at a version after from_version,\ncarrying the caller's view and no event. A slow reader gets the latest view, never a\nbacklog: the views in between are skipped.\n"
+WATCH_MODE_TURNS: WatchMode.ValueType
+'Only the views that ask the caller for a decision (its seat is among turn.seats), and the\nfinal view when the game ends: the cheapest way for a player or a bot to learn that it is\nits turn. Seat tokens only: a spectator has no turns.\n'
+Global___WatchMode: typing_extensions.TypeAlias = WatchMode
 
 @typing.final
 class GetViewRequest(google.protobuf.message.Message):
@@ -44,6 +68,7 @@ class SubmitCommandRequest(google.protobuf.message.Message):
     COMMAND_ID_FIELD_NUMBER: builtins.int
     COMMAND_FIELD_NUMBER: builtins.int
     TURN_TIMER_EXPIRED_FIELD_NUMBER: builtins.int
+    VERSION_ONLY_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     expected_version: builtins.int
     'The version of the view the command was chosen from; the command fails with ABORTED if the\n    game has moved on since.\n    '
@@ -51,18 +76,20 @@ class SubmitCommandRequest(google.protobuf.message.Message):
     'Chosen by the client, unique per command: a retry with the same id is applied only once.'
     turn_timer_expired: builtins.bool
     "Only for the AI service's tokens: the seat's turn timer ran out and a bot decides for it;\n    the decision event records it.\n    "
+    version_only: builtins.bool
+    'Answer with the version only, leaving `events` and `view` out of the response: for clients\n    that follow the game on a Watch stream anyway (it saves the server a view per command).\n    '
 
     @property
     def command(self) -> verrater.v1.commands_pb2.Command:
         ...
 
-    def __init__(self, *, game_id: builtins.str=..., expected_version: builtins.int=..., command_id: builtins.str=..., command: verrater.v1.commands_pb2.Command | None=..., turn_timer_expired: builtins.bool=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., expected_version: builtins.int=..., command_id: builtins.str=..., command: verrater.v1.commands_pb2.Command | None=..., turn_timer_expired: builtins.bool=..., version_only: builtins.bool=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['command', b'command']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['command', b'command', 'command_id', b'command_id', 'expected_version', b'expected_version', 'game_id', b'game_id', 'turn_timer_expired', b'turn_timer_expired']) -> None:
+    def ClearField(self, field_name: typing.Literal['command', b'command', 'command_id', b'command_id', 'expected_version', b'expected_version', 'game_id', b'game_id', 'turn_timer_expired', b'turn_timer_expired', 'version_only', b'version_only']) -> None:
         ...
 Global___SubmitCommandRequest: typing_extensions.TypeAlias = SubmitCommandRequest
 
@@ -73,61 +100,70 @@ class SubmitCommandResponse(google.protobuf.message.Message):
     VERSION_FIELD_NUMBER: builtins.int
     EVENTS_FIELD_NUMBER: builtins.int
     VIEW_FIELD_NUMBER: builtins.int
+    EVENT_COUNT_FIELD_NUMBER: builtins.int
     version: builtins.int
     "The game's version after the command."
+    event_count: builtins.int
+    'How many events the command caused (its own and the automatic consequences).'
 
     @property
     def events(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[verrater.v1.events_pb2.GameEvent]:
-        """The command's events and their automatic consequences, as the caller may see them."""
+        """The command's events and their automatic consequences, as the caller may see them (empty
+        when the request asked for version_only).
+        """
 
     @property
     def view(self) -> verrater.v1.view_pb2.PlayerView:
-        """The caller's view after the command."""
+        """The caller's view after the command (absent when the request asked for version_only)."""
 
-    def __init__(self, *, version: builtins.int=..., events: collections.abc.Iterable[verrater.v1.events_pb2.GameEvent] | None=..., view: verrater.v1.view_pb2.PlayerView | None=...) -> None:
+    def __init__(self, *, version: builtins.int=..., events: collections.abc.Iterable[verrater.v1.events_pb2.GameEvent] | None=..., view: verrater.v1.view_pb2.PlayerView | None=..., event_count: builtins.int=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['view', b'view']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['events', b'events', 'version', b'version', 'view', b'view']) -> None:
+    def ClearField(self, field_name: typing.Literal['event_count', b'event_count', 'events', b'events', 'version', b'version', 'view', b'view']) -> None:
         ...
 Global___SubmitCommandResponse: typing_extensions.TypeAlias = SubmitCommandResponse
 
 @typing.final
 class WatchRequest(google.protobuf.message.Message):
-    """Subscribes to a game's events."""
+    """Subscribes to a game."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
     GAME_ID_FIELD_NUMBER: builtins.int
     FROM_VERSION_FIELD_NUMBER: builtins.int
+    MODE_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     from_version: builtins.int
-    'Send the events after this version (0: from the first event).'
+    'Send what happens after this version (0: from the first event).'
+    mode: Global___WatchMode.ValueType
 
-    def __init__(self, *, game_id: builtins.str=..., from_version: builtins.int=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., from_version: builtins.int=..., mode: Global___WatchMode.ValueType=...) -> None:
         ...
 
-    def ClearField(self, field_name: typing.Literal['from_version', b'from_version', 'game_id', b'game_id']) -> None:
+    def ClearField(self, field_name: typing.Literal['from_version', b'from_version', 'game_id', b'game_id', 'mode', b'mode']) -> None:
         ...
 Global___WatchRequest: typing_extensions.TypeAlias = WatchRequest
 
 @typing.final
 class GameUpdate(google.protobuf.message.Message):
-    """One event of a watched game."""
+    """One update of a watched game."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
     VERSION_FIELD_NUMBER: builtins.int
     EVENT_FIELD_NUMBER: builtins.int
     VIEW_FIELD_NUMBER: builtins.int
     version: builtins.int
-    "The event's version (its 1-based position in the log)."
+    "The version this update brings the caller to: the event's (its 1-based position in the\n    log), or the view's.\n    "
 
     @property
     def event(self) -> verrater.v1.events_pb2.GameEvent:
-        """Redacted for the caller."""
+        """Redacted for the caller; absent in the views-only modes."""
 
     @property
     def view(self) -> verrater.v1.view_pb2.PlayerView:
-        """The caller's view after this event; set on the last event of a batch appended together."""
+        """The caller's view at `version`. With WATCH_MODE_EVENTS, set on the last event of a batch
+        appended together; in the views-only modes, always.
+        """
 
     def __init__(self, *, version: builtins.int=..., event: verrater.v1.events_pb2.GameEvent | None=..., view: verrater.v1.view_pb2.PlayerView | None=...) -> None:
         ...

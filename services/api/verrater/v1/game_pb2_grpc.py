@@ -53,9 +53,9 @@ class GameServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def Watch(self, request, context):
-        """Every event after from_version, then live ones as they happen, each redacted for the
-        caller. A client that reconnects resumes from the last version it saw. The stream ends
-        after the game's last event (GameEnded).
+        """The game live from from_version, as the caller may see it. What is sent depends on the
+        mode: every event (redacted for the caller), or only views. A client that reconnects
+        resumes from the last version it saw. The stream ends after the game's last event.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -49,7 +49,7 @@ class GameStub(typing.Generic[_GameGetViewType, _GameSubmitCommandType, _GameWat
     SubmitCommand: _GameSubmitCommandType
     "Apply one command for the caller's seat. A rule violation fails with FAILED_PRECONDITION\n    and a RuleViolationDetail in the status details; a stale expected_version with ABORTED; a\n    malformed command with INVALID_ARGUMENT. A retried command_id is applied once.\n    "
     Watch: _GameWatchType
-    "Every event after from_version, then live ones as they happen, each redacted for the\n    caller. A client that reconnects resumes from the last version it saw. The stream ends\n    after the game's last event (GameEnded).\n    "
+    "The game live from from_version, as the caller may see it. What is sent depends on the\n    mode: every event (redacted for the caller), or only views. A client that reconnects\n    resumes from the last version it saw. The stream ends after the game's last event.\n    "
     GetLog: _GameGetLogType
     'The complete, unredacted log of a finished game with its hash chain, for audit and replay.\n    FAILED_PRECONDITION while the game is still running.\n    '
     GetRuleset: _GameGetRulesetType
@@ -74,9 +74,9 @@ class GameServicer(metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def Watch(self, request: verrater.v1.game_pb2.WatchRequest, context: _ServicerContext) -> typing.Union[collections.abc.Iterator[verrater.v1.game_pb2.GameUpdate], collections.abc.AsyncIterator[verrater.v1.game_pb2.GameUpdate]]:
-        """Every event after from_version, then live ones as they happen, each redacted for the
-        caller. A client that reconnects resumes from the last version it saw. The stream ends
-        after the game's last event (GameEnded).
+        """The game live from from_version, as the caller may see it. What is sent depends on the
+        mode: every event (redacted for the caller), or only views. A client that reconnects
+        resumes from the last version it saw. The stream ends after the game's last event.
         """
 
     @abc.abstractmethod

@@ -1,0 +1,180 @@
+"""Watch in its views-only modes, and SubmitCommand's version_only answer, end to end.
+
+TURNS is how a client (or a bot) learns it must decide: one view when its seat is asked, the
+final one at the end, nothing else. VIEWS gives the latest view each time the game comes to
+rest. Across replicas the view still arrives: the replica holding the Watch follows the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+
+from services.api.verrater.v1 import events_pb2, game_pb2, view_pb2
+from services.game.engine import fold, to_act
+from services.game.records import decode_record
+from services.game.store import EventStore, InMemoryEventStore, RedisEventStore
+from tests.game.harness import Client, running_server
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
+    if request.param == "memory":
+        yield InMemoryEventStore()
+    else:
+        yield RedisEventStore.from_url(request.getfixturevalue("fresh_redis_url"))
+
+
+def _turns(client: Client, game_id: str, seat: int, from_version: int = 0) -> object:
+    return client.stub.Watch(
+        game_pb2.WatchRequest(
+            game_id=game_id, from_version=from_version, mode=game_pb2.WATCH_MODE_TURNS
+        ),
+        metadata=client.seat_metadata(game_id, seat),
+    )
+
+
+async def _play_seat(
+    player: Client, game_id: str, seat: int, rng: random.Random, seen: list[view_pb2.PlayerView]
+) -> None:
+    """Play one seat from its TURNS stream alone, answering each view with version_only."""
+    call = _turns(player, game_id, seat)
+    async for update in call:  # type: ignore[attr-defined]
+        assert not update.HasField("event"), "TURNS sends views only"
+        assert update.view.version == update.version
+        seen.append(update.view)
+        if update.view.phase == events_pb2.PHASE_GAME_OVER:
+            return
+        assert seat in update.view.turn.seats, "TURNS sends a seat only its own turns"
+        request = game_pb2.SubmitCommandRequest(
+            game_id=game_id,
+            expected_version=update.version,
+            command_id=f"{seat}-{update.version}",
+            command=rng.choice(list(update.view.legal)),
+            version_only=True,
+        )
+        try:
+            response = await player.stub.SubmitCommand(
+                request, metadata=player.seat_metadata(game_id, seat)
+            )
+        except grpc.aio.AioRpcError as error:
+            # Several seats discard at the hand limit at once: whoever is second acted on a
+            # version that moved on, and its stream brings the next view.
+            assert error.code() is grpc.StatusCode.ABORTED, error.details()
+            continue
+        assert response.version > update.version
+        assert response.event_count >= 1
+        assert not response.events and not response.HasField("view")
+
+
+async def _play_by_turns(clients: list[Client], game_id: str, players: int) -> dict[int, list]:
+    seen: dict[int, list[view_pb2.PlayerView]] = {seat: [] for seat in range(players)}
+    await asyncio.wait_for(
+        asyncio.gather(
+            *[
+                _play_seat(
+                    clients[seat % len(clients)], game_id, seat, random.Random(seat), seen[seat]
+                )
+                for seat in range(players)
+            ]
+        ),
+        timeout=120,
+    )
+    return seen
+
+
+async def test_seats_play_a_whole_game_from_their_turns_streams(store: EventStore) -> None:
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(4)
+        seen = await _play_by_turns([client], game_id, 4)
+        stored = await store.read(game_id)
+        assert [item.version for item in stored] == list(range(1, len(stored) + 1))
+        final = fold(decode_record(item.payload).event for item in stored)
+        assert final.phase.name == "GAME_OVER"
+        for seat, views in seen.items():
+            assert views[-1].phase == events_pb2.PHASE_GAME_OVER
+            assert views[-1].version == final.version
+            # Every view but the last asked this seat to decide, and each is news.
+            assert all(seat in view.turn.seats for view in views[:-1])
+            versions = [view.version for view in views]
+            assert versions == sorted(set(versions))
+            # The seat's own hand, never anyone else's: the hand shown is the seat's.
+            assert all(view.seat == seat for view in views)
+
+
+async def test_a_turns_watch_on_one_replica_sees_commands_applied_on_another(
+    fresh_redis_url: str,
+) -> None:
+    store_a = RedisEventStore.from_url(fresh_redis_url)
+    store_b = RedisEventStore.from_url(fresh_redis_url)
+    async with running_server(store_a) as (_, a), running_server(store_b) as (_, b):
+        game_id = await a.create_game(4)
+        # Seats 0 and 2 watch and submit on replica A, seats 1 and 3 on replica B.
+        await _play_by_turns([a, b], game_id, 4)
+        stored = await store_a.read(game_id)
+        assert [item.version for item in stored] == list(range(1, len(stored) + 1))
+        assert fold(decode_record(item.payload).event for item in stored).phase.name == "GAME_OVER"
+
+
+async def test_turns_resumes_after_the_version_it_was_given(store: EventStore) -> None:
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(4)
+        spectator = await client.view(game_id, None)
+        seat = spectator.turn.seats[0]
+        # The seat to act gets its view at once from 0, and nothing when it already has it.
+        call = _turns(client, game_id, seat)
+        first = await asyncio.wait_for(call.read(), timeout=10)  # type: ignore[attr-defined]
+        assert first.version == spectator.version and seat in first.view.turn.seats
+        call.cancel()  # type: ignore[attr-defined]
+        again = _turns(client, game_id, seat, from_version=spectator.version)
+        pending = asyncio.ensure_future(again.read())  # type: ignore[attr-defined]
+        await asyncio.sleep(0.3)
+        assert not pending.done(), "nothing is news at the version the client already has"
+        pending.cancel()
+        again.cancel()  # type: ignore[attr-defined]
+
+
+async def test_views_mode_sends_the_latest_view_at_rest_without_events(
+    store: EventStore,
+) -> None:
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(4)
+        call = client.stub.Watch(
+            game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_VIEWS),
+            metadata=client.spectator_metadata(),
+        )
+        first = await asyncio.wait_for(call.read(), timeout=10)
+        assert not first.HasField("event")
+        assert not first.view.HasField("hand") and not first.view.legal  # a spectator's view
+        seat = first.view.turn.seats[0]
+        mine = await client.view(game_id, seat)
+        response = await client.submit(game_id, seat, mine.legal[0], mine.version)
+        second = await asyncio.wait_for(call.read(), timeout=10)
+        assert second.version == response.version
+        state = fold(decode_record(item.payload).event for item in await store.read(game_id))
+        assert list(second.view.turn.seats) == list(to_act(state))
+        call.cancel()
+
+
+async def test_a_spectator_has_no_turns_to_watch(store: EventStore) -> None:
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(3)
+        call = client.stub.Watch(
+            game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_TURNS),
+            metadata=client.spectator_metadata(),
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call.read()
+        assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert "spectator" in (caught.value.details() or "")
+        unknown = client.stub.Watch(
+            game_pb2.WatchRequest(game_id=game_id, mode=7),  # type: ignore[arg-type]
+            metadata=client.seat_metadata(game_id, 0),
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await unknown.read()
+        assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
