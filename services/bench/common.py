@@ -18,7 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.devtools.redis_server import free_port
 
-__all__ = ["free_port", "percentile", "verrater_process", "wait_until_serving"]
+__all__ = ["cpu_seconds", "free_port", "percentile", "verrater_process", "wait_until_serving"]
 
 
 @contextmanager
@@ -61,3 +61,15 @@ def percentile(values: list[float], q: float) -> float:
     if len(values) < 2:
         return values[0] if values else 0.0
     return statistics.quantiles(values, n=1000, method="inclusive")[round(q * 1000) - 1]
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time (user + system) a running process has used so far; None where the platform
+    has no /proc to read it from."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+    # After the command name: state is field 3 of proc(5), utime and stime are 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

@@ -2,7 +2,9 @@
 
 One game-service process (`verrater serve game`, started here as a child process) serves G
 games at once; this process plays them with random players that think for an exponentially
-distributed time before each decision, replacing every finished game by a new one. It reports
+distributed time before each decision, replacing every finished game by a new one. Each seat
+plays as a real client does: a Watch stream in TURNS mode hands it its view when it must decide,
+and it answers with one SubmitCommand, so a decision costs one call and one pushed view. It reports
 achieved commands per second, SubmitCommand latency, events appended per second, and the time
 to rebuild one finished game from its Redis stream.
 """
@@ -15,6 +17,7 @@ import statistics
 import time
 from dataclasses import dataclass, field
 
+import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
@@ -24,7 +27,7 @@ from services.game.engine import fold
 from services.game.records import decode_record
 from services.game.store import RedisEventStore
 
-from .common import free_port, percentile, verrater_process, wait_until_serving
+from .common import cpu_seconds, free_port, percentile, verrater_process, wait_until_serving
 
 BENCH_SECRET = "bench-secret-only-for-this-local-benchmark-run"
 
@@ -33,46 +36,80 @@ BENCH_SECRET = "bench-secret-only-for-this-local-benchmark-run"
 class _Tally:
     latencies_ms: list[float] = field(default_factory=list)
     events: int = 0
+    stale: int = 0
     finished: list[str] = field(default_factory=list)
+
+
+async def _play_seat(
+    stub: game_pb2_grpc.GameAsyncStub,
+    game_id: str,
+    token: tuple[tuple[str, str], ...],
+    think_ms: float,
+    *,
+    rng: random.Random,
+    tally: _Tally,
+) -> None:
+    """One seat of one game, as a real client plays: a Watch in TURNS mode tells it when it
+    must decide (with its view), and it answers with one SubmitCommand."""
+    turns = stub.Watch(
+        game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_TURNS), metadata=token
+    )
+    try:
+        async for update in turns:
+            if update.view.phase == events_pb2.PHASE_GAME_OVER:
+                return
+            if think_ms > 0:
+                await asyncio.sleep(rng.expovariate(1000.0 / think_ms))
+            request = game_pb2.SubmitCommandRequest(
+                game_id=game_id,
+                expected_version=update.version,
+                command_id=f"{game_id}-{update.version}-{update.view.seat}",
+                command=rng.choice(update.view.legal),
+                version_only=True,
+            )
+            started = time.perf_counter()
+            try:
+                response = await stub.SubmitCommand(request, metadata=token)
+            except grpc.aio.AioRpcError as error:
+                if error.code() is not grpc.StatusCode.ABORTED:
+                    raise
+                # Another seat's simultaneous decision (the hand limit) moved the game on:
+                # the Watch brings this seat's next view.
+                tally.stale += 1
+                continue
+            tally.latencies_ms.append((time.perf_counter() - started) * 1000)
+            tally.events += response.event_count
+    finally:
+        turns.cancel()
 
 
 async def _play_games(
     stub: game_pb2_grpc.GameAsyncStub,
     issuer: TokenIssuer,
     think_ms: float,
-    deadline: float,
     *,
     rng: random.Random,
     tally: _Tally,
 ) -> None:
-    """One game slot: play random games back to back until the deadline."""
+    """One game slot: play random games back to back until cancelled."""
     service = bearer(issuer.mint("bench", role=Role.SERVICE))
-    while time.monotonic() < deadline:
+    while True:
         created = await stub.CreateGame(game_pb2.CreateGameRequest(players=4), metadata=service)
         game_id = created.game_id
-        seats = [bearer(issuer.mint(f"{game_id}-{s}", game_id=game_id, seat=s)) for s in range(4)]
-        spectator = await stub.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=service)
-        seat = spectator.turn.seats[0]
-        while time.monotonic() < deadline:
-            mine = await stub.GetView(
-                game_pb2.GetViewRequest(game_id=game_id), metadata=seats[seat]
-            )
-            if think_ms > 0:
-                await asyncio.sleep(rng.expovariate(1000.0 / think_ms))
-            request = game_pb2.SubmitCommandRequest(
-                game_id=game_id,
-                expected_version=mine.version,
-                command_id=f"{game_id}-{mine.version}",
-                command=rng.choice(list(mine.legal)),
-            )
-            started = time.perf_counter()
-            response = await stub.SubmitCommand(request, metadata=seats[seat])
-            tally.latencies_ms.append((time.perf_counter() - started) * 1000)
-            tally.events += len(response.events)
-            if response.view.phase == events_pb2.PHASE_GAME_OVER:
-                tally.finished.append(game_id)
-                break
-            seat = response.view.turn.seats[0]
+        await asyncio.gather(
+            *[
+                _play_seat(
+                    stub,
+                    game_id,
+                    bearer(issuer.mint(f"{game_id}-{seat}", game_id=game_id, seat=seat)),
+                    think_ms,
+                    rng=random.Random(rng.random()),
+                    tally=tally,
+                )
+                for seat in range(4)
+            ]
+        )
+        tally.finished.append(game_id)
 
 
 async def _rebuild_ms(redis_url: str, game_id: str, repeats: int = 30) -> float:
@@ -90,7 +127,9 @@ async def _rebuild_ms(redis_url: str, game_id: str, repeats: int = 30) -> float:
         await store.close()
 
 
-async def _run(games: int, think_ms: float, duration: float, redis_url: str) -> dict[str, float]:
+async def _run(
+    games: int, think_ms: float, duration: float, redis_url: str
+) -> dict[str, float | None]:
     port = free_port()
     env = {
         "REDIS_URL": redis_url,
@@ -100,22 +139,29 @@ async def _run(games: int, think_ms: float, duration: float, redis_url: str) -> 
         # The benchmark measures the game path; scripted seats outpace a human's rate limit.
         "VERRATER_COMMAND_RATE": "0",
     }
-    with verrater_process(["serve", "game"], env):
+    with verrater_process(["serve", "game"], env) as server:
         channel = aio.insecure_channel(f"127.0.0.1:{port}")
         try:
             await wait_until_serving(channel)
             stub: game_pb2_grpc.GameAsyncStub = game_pb2_grpc.GameStub(channel)
             issuer = TokenIssuer(BENCH_SECRET)
             tally = _Tally()
+            cpu_before = cpu_seconds(server.pid)
             started = time.monotonic()
-            deadline = started + duration
-            await asyncio.gather(
-                *[
-                    _play_games(stub, issuer, think_ms, deadline, rng=random.Random(i), tally=tally)
-                    for i in range(games)
-                ]
-            )
+            slots = [
+                asyncio.create_task(
+                    _play_games(stub, issuer, think_ms, rng=random.Random(i), tally=tally)
+                )
+                for i in range(games)
+            ]
+            done, _ = await asyncio.wait(slots, timeout=duration)
             elapsed = time.monotonic() - started
+            cpu_after = cpu_seconds(server.pid)
+            for slot in slots:
+                slot.cancel()
+            await asyncio.gather(*slots, return_exceptions=True)
+            for slot in done:
+                slot.result()  # a slot that ended early failed: show why
         finally:
             await channel.close()
     rebuild = await _rebuild_ms(redis_url, tally.finished[0]) if tally.finished else float("nan")
@@ -129,13 +175,26 @@ async def _run(games: int, think_ms: float, duration: float, redis_url: str) -> 
         "p99_ms": round(percentile(tally.latencies_ms, 0.99), 2),
         "events_per_s": round(tally.events / elapsed, 1),
         "games_finished": len(tally.finished),
+        "stale_commands": tally.stale,
         "rebuild_ms": round(rebuild, 3),
+        # What one command costs the service (its Watch push included): robust to a noisy
+        # machine where the throughput figures are not.
+        "server_cpu_ms_per_command": (
+            round((cpu_after - cpu_before) * 1000 / len(tally.latencies_ms), 3)
+            if cpu_before is not None and cpu_after is not None and tally.latencies_ms
+            else None
+        ),
+        "server_cpu_utilisation": (
+            round((cpu_after - cpu_before) / elapsed, 2)
+            if cpu_before is not None and cpu_after is not None
+            else None
+        ),
     }
 
 
 def run_game_bench(
     games: int, think_ms: float, duration: float, redis_url: str | None
-) -> dict[str, float]:
+) -> dict[str, float | None]:
     """Run the benchmark against `redis_url`, or a private redis-server when None."""
     if redis_url:
         return asyncio.run(_run(games, think_ms, duration, redis_url))

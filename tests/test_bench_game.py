@@ -1,0 +1,30 @@
+"""`verrater bench game` plays games through a real `verrater serve game` and reports the
+keys the issue agreed on (other checks read them)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_bench_game_plays_through_the_service_and_reports_its_figures(redis_url: str) -> None:
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "services.cli", "bench", "game",
+            "--games", "2", "--think-ms", "0", "--duration", "6",
+            "--redis-url", redis_url, "--json",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    figures = json.loads(done.stdout)
+    for key in ("commands_per_s", "p50_ms", "p99_ms", "events_per_s", "rebuild_ms"):
+        assert figures[key] > 0, key
+    assert figures["p50_ms"] <= figures["p99_ms"]
+    # A 4-player game is some 80 decisions and 240 events: each command caused events.
+    assert figures["events_per_s"] > figures["commands_per_s"]
+    assert figures["games_finished"] >= 1  # so rebuild_ms timed a real finished game
+    assert figures["server_cpu_ms_per_command"] is None or figures["server_cpu_ms_per_command"] > 0
