@@ -7,6 +7,7 @@ token issuer, the interceptor, health checking and reflection are wired the same
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -287,6 +288,22 @@ async def start_backend(
     return backend
 
 
+def _tune_garbage_collector() -> None:
+    """Collect young objects less often, and never re-scan what startup built.
+
+    A command allocates thousands of short-lived objects (events, views, messages), so the
+    default threshold of 700 runs a young collection several times per command; and every
+    older collection walks the modules, the card table and the gRPC machinery again for
+    nothing. `gc.freeze()` moves what exists after startup out of the collector's sight, and a
+    higher young threshold makes collections rarer without holding memory for long (reference
+    counting frees almost everything at once; the collector is only for cycles). Measured:
+    about 5% less CPU per command (docs/BENCHMARKS.md).
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 20)
+
+
 async def serve(config: Config, services: frozenset[str]) -> None:
     """`verrater serve [game|lobby|ai]`: run until SIGTERM or SIGINT, then shut down cleanly."""
     distributed = config.redis_url is not None or services != ALL_SERVICES
@@ -297,6 +314,7 @@ async def serve(config: Config, services: frozenset[str]) -> None:
         )
     start_metrics(config.metrics_port)
     backend = await start_backend(config, services)
+    _tune_garbage_collector()
     where = config.redis_url or "the in-memory store"
     log.info(
         "%s listening on port %d, state in %s", ", ".join(sorted(services)), backend.port, where
