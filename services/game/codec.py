@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from enum import IntEnum
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, TypeVar, assert_never
 
 from google.protobuf.message import DecodeError
@@ -830,6 +830,14 @@ def _command_cards(cards: Sequence[int]) -> tuple[int, ...]:
 # --- views -----------------------------------------------------------------------------------
 
 
+# A view is mostly parts that recur from view to view and game to game: the same landscapes,
+# seats, last conflict and legal commands. Their messages are built once and shared (all the
+# inputs are frozen); a parent message copies a sub-message it is given, so sharing is safe as
+# long as nothing mutates these, which is why they stay private to view_to_proto.
+_SHARED_MESSAGES = 65_536
+_legal_command_to_proto = lru_cache(maxsize=_SHARED_MESSAGES)(command_to_proto)
+
+
 def view_to_proto(view: PlayerView, game_id: str) -> view_pb2.PlayerView:
     """The view as its seat receives it; it carries nothing the engine's view left out."""
     summary = view.last_conflict
@@ -861,12 +869,13 @@ def view_to_proto(view: PlayerView, game_id: str) -> view_pb2.PlayerView:
         hand=_supply(view.hand),
         pick=_wire_or_none(view.pick, _ACTION_CARD),
         offered=_action_cards(view.offered),
-        legal=[command_to_proto(command) for command in view.legal],
+        legal=[_legal_command_to_proto(command) for command in view.legal],
         winners=view.winners,
         seed=view.seed,
     )
 
 
+@lru_cache(maxsize=_SHARED_MESSAGES)
 def _landscape_view_to_proto(landscape: LandscapeView) -> view_pb2.LandscapeView:
     return view_pb2.LandscapeView(
         position=landscape.position,
@@ -877,6 +886,7 @@ def _landscape_view_to_proto(landscape: LandscapeView) -> view_pb2.LandscapeView
     )
 
 
+@lru_cache(maxsize=_SHARED_MESSAGES)
 def _seat_view_to_proto(seat: SeatView) -> view_pb2.SeatView:
     return view_pb2.SeatView(
         seat=seat.seat,
@@ -893,6 +903,7 @@ def _seat_view_to_proto(seat: SeatView) -> view_pb2.SeatView:
     )
 
 
+@lru_cache(maxsize=_SHARED_MESSAGES)
 def _summary_to_proto(summary: ConflictSummary) -> view_pb2.ConflictSummary:
     return view_pb2.ConflictSummary(
         round=summary.round,
