@@ -141,7 +141,7 @@ def drop_connection_once(
 ) -> None:
     """Make the next append script call fail like a dropped connection, either before the
     script reached Redis or after it ran (the reply was lost)."""
-    script = store._append_script
+    script = store._run_append_script
     dropped = False
 
     async def flaky(*args: Any, **options: Any) -> Any:
@@ -153,7 +153,7 @@ def drop_connection_once(
             await script(*args, **options)
         raise RedisConnectionError("connection reset by peer")
 
-    monkeypatch.setattr(store, "_append_script", flaky)
+    monkeypatch.setattr(store, "_run_append_script", flaky)
 
 
 @pytest.mark.parametrize("after_running", [False, True], ids=["before-running", "reply-lost"])
@@ -356,7 +356,8 @@ async def test_a_rejoin_answered_by_a_stale_pending_read_leaves_no_gap(
 async def test_a_slow_subscriber_resyncs_instead_of_buffering_without_bound(
     make_store: StoreFactory,
 ) -> None:
-    store = make_store(inbox_limit=2)
+    # Reads not spaced out, so the fast subscriber gets each event before the next arrives.
+    store = make_store(inbox_limit=2, tail_interval_ms=0)
     slow, fast = store.subscribe(GAME), store.subscribe(GAME)
     waiting = asyncio.ensure_future(take(slow, 1))
     fast_sees = asyncio.ensure_future(take(fast, 11))
@@ -375,6 +376,43 @@ async def test_a_slow_subscriber_resyncs_instead_of_buffering_without_bound(
         assert store.resyncs == 1, "the slow inbox should have overflowed, not grown"
     finally:
         await close_subscriptions([slow, fast], [waiting, fast_sees])
+
+
+async def test_an_append_reloads_its_script_after_redis_forgot_it(
+    make_store: StoreFactory, raw_redis: aioredis.Redis
+) -> None:
+    store = make_store()
+    await store.append(GAME, 0, [b"event 1"])
+    await raw_redis.script_flush()  # what a restart or a failover does to the script cache
+    await store.append(GAME, 1, [b"event 2", b"event 3"])
+    stored = await store.read(GAME)
+    assert [event.payload for event in stored] == [b"event 1", b"event 2", b"event 3"]
+    assert verify_chain(stored) is None
+
+
+async def test_under_load_the_live_reader_spaces_its_reads_and_loses_nothing(
+    make_store: StoreFactory, raw_redis: aioredis.Redis
+) -> None:
+    store = make_store(tail_interval_ms=200)
+    watcher = store.subscribe(GAME)
+    seen = asyncio.ensure_future(take(watcher, 30))
+    try:
+        await wait_until(lambda: store.live_subscriptions == 1, "the watcher is live")
+        await store.append(GAME, 0, [b"event 1"])  # its read returns: the next waits 200 ms
+        reads_before = await _xread_calls(raw_redis)
+        for version in range(1, 30):
+            await store.append(GAME, version, [f"event {version + 1}".encode()])
+        assert [event.version for event in await seen] == list(range(1, 31))
+        # 29 appends within one spacing interval reach the watcher in one or two reads, not
+        # one read each.
+        assert await _xread_calls(raw_redis) - reads_before <= 3
+    finally:
+        await close_subscriptions([watcher], [seen])
+
+
+async def _xread_calls(redis: aioredis.Redis) -> int:
+    stats = await redis.info("commandstats")
+    return int(stats.get("cmdstat_xread", {}).get("calls", 0))
 
 
 async def test_a_broken_stream_fails_live_subscribers_instead_of_hanging_them(
