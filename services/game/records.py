@@ -7,7 +7,7 @@ command id, so retries are recognised from the log alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from google.protobuf.message import DecodeError
 
@@ -17,10 +17,12 @@ from .codec import MalformedMessage, event_from_proto, event_to_proto
 from .engine import Event, deciding_seat
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(NamedTuple):
     """An event as stored: the client's command id and whether a bot decided because the
-    seat's turn timer ran out (both on the decision event that starts a batch)."""
+    seat's turn timer ran out (both on the decision event that starts a batch).
+
+    Immutable; a named tuple because every event read is decoded into one (see StoredEvent).
+    """
 
     event: Event
     command_id: str = ""

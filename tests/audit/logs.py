@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 
 from services.audit import LogEntry
 from services.game.engine import (
@@ -89,7 +88,7 @@ def payloads_of(entries: Sequence[LogEntry]) -> list[bytes]:
 def with_event(entries: Sequence[LogEntry], index: int, event: Event) -> bytes:
     """The payload of entry `index` rewritten to hold `event` (its command id kept)."""
     record = decode_record(entries[index].payload)
-    return encode_record(replace(record, event=event))
+    return encode_record(record._replace(event=event))
 
 
 def edited(entries: Sequence[LogEntry], index: int, event: Event) -> list[LogEntry]:

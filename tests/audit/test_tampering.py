@@ -221,7 +221,7 @@ def test_an_illegal_decision_inserted_with_a_valid_chain_is_caught() -> None:
     free = next(position for position in range(12) if position not in taken)
     # The same seat places a second first estate: it is no longer its turn.
     again = encode_record(
-        replace(decode_record(entries[at].payload), event=replace(first, position=free))
+        decode_record(entries[at].payload)._replace(event=replace(first, position=free))
     )
     payloads = payloads_of(entries)
     payloads.insert(at + 1, again)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 
 import pytest
 
@@ -155,7 +154,7 @@ async def test_verify_chain_detects_an_edited_payload(store: EventStore) -> None
     await store.append(GAME, 0, payloads("deal", "bid", "play", "score"))
     log = await store.read(GAME)
 
-    log[2] = dataclasses.replace(log[2], payload=b"play (edited)")
+    log[2] = log[2]._replace(payload=b"play (edited)")
 
     assert verify_chain(log) == 3
 

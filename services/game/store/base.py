@@ -19,9 +19,8 @@ from __future__ import annotations
 import abc
 import hashlib
 from collections.abc import AsyncGenerator, Iterable, Sequence
-from dataclasses import dataclass
 from types import TracebackType
-from typing import Self
+from typing import NamedTuple, Self
 
 GENESIS_HASH = "0" * 64
 """``prev_hash`` of every game's first event: 32 zero bytes, hex encoded."""
@@ -32,9 +31,12 @@ def chain_hash(prev_hash: str, payload: bytes) -> str:
     return hashlib.sha256(bytes.fromhex(prev_hash) + payload).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    """One event as stored: its place in the game's log and its link in the hash chain."""
+class StoredEvent(NamedTuple):
+    """One event as stored: its place in the game's log and its link in the hash chain.
+
+    Immutable. A named tuple rather than a frozen dataclass because every read builds one per
+    event, and a tuple is built in well under half the time (a rebuild reads hundreds).
+    """
 
     game_id: str
     version: int
