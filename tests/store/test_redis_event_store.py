@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.game.store import (
@@ -22,6 +23,7 @@ from services.game.store import (
     open_store,
     verify_chain,
 )
+from services.game.store.redis_streams import _HiredisPacking
 from tests.support.redis_server import RedisServer
 from tests.support.waiting import close_subscriptions, take, wait_until
 
@@ -376,6 +378,19 @@ async def test_a_slow_subscriber_resyncs_instead_of_buffering_without_bound(
         assert store.resyncs == 1, "the slow inbox should have overflowed, not grown"
     finally:
         await close_subscriptions([slow, fast], [waiting, fast_sees])
+
+
+async def test_commands_are_packed_by_hiredis_byte_for_byte_as_redis_py_packs_them(
+    make_store: StoreFactory,
+) -> None:
+    store = make_store()
+    packing = store.redis.connection_pool.connection_class
+    assert issubclass(packing, _HiredisPacking)
+    assert issubclass(store._reader.connection_pool.connection_class, _HiredisPacking)
+    command = ("EVALSHA", "ab12", 1, "verrater:{g-1}:events", 7, b"\x00\xffpayload", "0" * 64)
+    assert b"".join(packing().pack_command(*command)) == b"".join(
+        Connection().pack_command(*command)
+    )
 
 
 async def test_an_append_reloads_its_script_after_redis_forgot_it(

@@ -30,12 +30,14 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from redis.asyncio import Redis
+from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.connection import HiredisRespSerializer
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
-from redis.typing import KeyT, StreamIdT
+from redis.utils import HIREDIS_AVAILABLE
 
 from .base import (
     GENESIS_HASH,
@@ -87,6 +89,10 @@ for i = 3, #ARGV, 2 do
 end
 return {{'ok', version}}
 """
+
+# A read names every watched stream, so its cost grows with them: past a hundred watched games
+# the reads are spaced further apart (200 games: 10 ms), keeping their total cost flat.
+_SPACING_PER_STREAM = 0.000_05
 
 _RECONNECT_FIRST_DELAY = 0.05
 _RECONNECT_MAX_DELAY = 2.0
@@ -156,6 +162,36 @@ def _fields_by_name(game_id: str, fields: Sequence[bytes] | None) -> tuple[bytes
         return by_name[b"p"], by_name[b"h"], by_name[b"ph"]
     except KeyError as missing:
         raise EventStoreError(f"game {game_id!r}: stream entry lacks field {missing}") from None
+
+
+class _HiredisPacking:
+    """Packs commands with hiredis, as redis-py's synchronous client does when hiredis is
+    installed; its asyncio connections pack in Python, one argument at a time. The live
+    reader's ``XREAD`` names every watched stream: with 200 games, 0.54 ms to pack in Python
+    against 0.08 ms with hiredis, several hundred times a second."""
+
+    _packer = HiredisRespSerializer()
+
+    def pack_command(self, *args: Any) -> list[bytes]:
+        packed: list[bytes] = self._packer.pack(*args)
+        return packed
+
+
+_HIREDIS_PACKING: dict[type[AbstractConnection], type[AbstractConnection]] = {}
+
+
+def _hiredis_packing(base: type[AbstractConnection]) -> type[AbstractConnection]:
+    if base not in _HIREDIS_PACKING:
+        _HIREDIS_PACKING[base] = type(f"HiredisPacking{base.__name__}", (_HiredisPacking, base), {})
+    return _HIREDIS_PACKING[base]
+
+
+def _pack_with_hiredis(client: Redis) -> None:
+    """Make the connections ``client`` opens from now on pack with hiredis (when installed);
+    whatever class its URL chose (TCP, TLS, unix socket) is kept underneath."""
+    pool = client.connection_pool
+    if HIREDIS_AVAILABLE and not issubclass(pool.connection_class, _HiredisPacking):
+        pool.connection_class = _hiredis_packing(pool.connection_class)
 
 
 @dataclass(eq=False)
@@ -314,7 +350,8 @@ class _StreamHub:
                     # Under load every XREAD returns at once with an event or two. Spacing them
                     # lets each one carry what accumulated meanwhile, so the reads (and their
                     # cost, which grows with the number of watched games) stay bounded.
-                    pause = started + self._min_interval - time.monotonic()
+                    spacing = max(self._min_interval, len(self._positions) * _SPACING_PER_STREAM)
+                    pause = started + spacing - time.monotonic()
                     if pause > 0:
                         await asyncio.sleep(pause)
         except asyncio.CancelledError:
@@ -330,11 +367,20 @@ class _StreamHub:
         async with asyncio.timeout(self._block_ms / 1000 + self._store.command_timeout):
             if self._reader_id is None:
                 self._reader_id = await self._reader.client_id()
+            # XREAD spelled out (redis-py's xread builds its arguments in a Python loop, a
+            # tenth of the service's time with 200 watched games).
+            positions = self._positions
             keys = self._keys
-            streams: dict[KeyT, StreamIdT] = {
-                keys[game_id]: f"0-{version}" for game_id, version in self._positions.items()
-            }
-            return await self._reader.xread(streams, count=512, block=self._block_ms)
+            return await self._reader.execute_command(  # type: ignore[no-untyped-call]
+                "XREAD",
+                "COUNT",
+                512,
+                "BLOCK",
+                self._block_ms,
+                "STREAMS",
+                *[keys[game_id] for game_id in positions],
+                *[f"0-{version}" for version in positions.values()],
+            )
 
     def _dispatch(self, reply: Any) -> None:
         games_by_key = self._games_by_key
@@ -361,8 +407,9 @@ class RedisEventStore(EventStore):
     ``<client_name>-hub``) so operators can tell who holds which connection.
 
     The live reader blocks up to ``block_ms`` per ``XREAD`` and starts them at most every
-    ``tail_interval_ms`` while events keep coming: a few milliseconds more for a live update
-    to reach a subscriber on another replica, for a bounded number of reads under load.
+    ``tail_interval_ms`` (or 50 µs per watched game, when that is longer) while events keep
+    coming: a few milliseconds more for a live update to reach a subscriber on another replica,
+    for a bounded cost of reading under load.
     """
 
     def __init__(
@@ -396,6 +443,8 @@ class RedisEventStore(EventStore):
         self._reader = Redis.from_url(
             url, single_connection_client=True, client_name=f"{client_name}-hub", **options
         )
+        _pack_with_hiredis(self.redis)
+        _pack_with_hiredis(self._reader)
         for command, client in (
             ("XRANGE", self._streams),
             ("XREVRANGE", self._streams),
