@@ -48,6 +48,13 @@ def _bench_game(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_echo(args: argparse.Namespace) -> int:
+    from services.bench.echo import run_echo_bench
+
+    _print_figures(run_echo_bench(args.duration, args.concurrency), as_json=args.json)
+    return 0
+
+
 def _print_figures(figures: dict[str, Any], *, as_json: bool) -> None:
     """A benchmark's figures: one JSON object, or one line per figure."""
     if as_json:
@@ -198,6 +205,14 @@ def build_parser() -> argparse.ArgumentParser:
     game.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private redis-server)")
     game.add_argument("--json", action="store_true", help="print one JSON object")
     game.set_defaults(handler=_bench_game)
+
+    echo = benches.add_parser(
+        "echo", help="a bare grpc.aio echo server: this machine's floor per gRPC call"
+    )
+    echo.add_argument("--duration", type=float, default=5.0, help="seconds of load")
+    echo.add_argument("--concurrency", type=_positive, default=16, help="calls in flight")
+    echo.add_argument("--json", action="store_true", help="print one JSON object")
+    echo.set_defaults(handler=_bench_echo)
 
     bots = benches.add_parser(
         "bots", help="seat-rotated tournaments between bot levels, on both cores"

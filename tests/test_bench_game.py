@@ -28,3 +28,13 @@ def test_bench_game_plays_through_the_service_and_reports_its_figures(redis_url:
     assert figures["events_per_s"] > figures["commands_per_s"]
     assert figures["games_finished"] >= 1  # so rebuild_ms timed a real finished game
     assert figures["server_cpu_ms_per_command"] is None or figures["server_cpu_ms_per_command"] > 0
+
+
+def test_bench_echo_reports_this_machines_floor_per_grpc_call() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "services.cli", "bench", "echo", "--duration", "1", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    figures = json.loads(done.stdout)
+    assert figures["calls_per_s"] > 0
+    assert figures["server_cpu_ms_per_call"] is None or figures["server_cpu_ms_per_call"] > 0
