@@ -102,8 +102,16 @@ async def test_seats_play_a_whole_game_from_their_turns_streams(store: EventStor
             assert all(seat in view.turn.seats for view in views[:-1])
             versions = [view.version for view in views]
             assert versions == sorted(set(versions))
-            # The seat's own hand, never anyone else's: the hand shown is the seat's.
-            assert all(view.seat == seat for view in views)
+            events = [decode_record(item.payload).event for item in stored]
+            for view in views:
+                # Exactly the seat's own secrets at that version, and no one else's.
+                state = fold(events[: view.version])
+                assert view.seat == seat
+                assert list(view.hand.cards) == list(state.hands[seat])
+                if not state.revealed:
+                    assert not any(other.HasField("revealed_pick") for other in view.seats)
+                if view.HasField("pick"):
+                    assert state.picks[seat] is not None
 
 
 async def test_a_turns_watch_on_one_replica_sees_commands_applied_on_another(
