@@ -393,6 +393,28 @@ async def test_commands_are_packed_by_hiredis_byte_for_byte_as_redis_py_packs_th
     )
 
 
+async def test_concurrent_racing_appends_each_get_their_own_answer(
+    make_store: StoreFactory, raw_redis: aioredis.Redis
+) -> None:
+    store = make_store()
+    games = [f"game-{n}" for n in range(40)]
+    await asyncio.gather(*[store.append(game, 0, [b"deal"]) for game in games])
+    await raw_redis.script_flush()  # every racer finds the script forgotten and reloads it
+    # Two writers race on every game: one wins, one conflicts.
+    results = await asyncio.gather(
+        *[store.append(game, 1, [f"{who} bid".encode()]) for game in games for who in "ab"],
+        return_exceptions=True,
+    )
+    for game, pair in zip(games, zip(results[::2], results[1::2], strict=True), strict=True):
+        winners = [r for r in pair if isinstance(r, list)]
+        assert len(winners) == 1, pair
+        assert sum(isinstance(r, VersionConflict) for r in pair) == 1, pair
+        stored = await store.read(game)
+        assert [event.version for event in stored] == [1, 2]
+        assert stored[1].payload == winners[0][0].payload
+        assert verify_chain(stored) is None
+
+
 async def test_an_append_reloads_its_script_after_redis_forgot_it(
     make_store: StoreFactory, raw_redis: aioredis.Redis
 ) -> None:
