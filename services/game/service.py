@@ -150,6 +150,9 @@ class _CachedGame:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # Set (and replaced by a fresh one) whenever `state` advances: watchers wait on it.
     advanced: asyncio.Event = field(default_factory=asyncio.Event)
+    # TURNS watchers wait on their seat's own signal, set only when that seat must decide (or
+    # the game ends, or its feed fails): the others are not woken for nothing.
+    turn_signals: dict[int, asyncio.Event] = field(default_factory=dict)
     # Open Watch streams on this game in this process; the game is not evicted while any.
     watchers: int = 0
     # Follows the store for what other replicas append, while anyone watches.
@@ -162,8 +165,7 @@ class _CachedGame:
         first = len(self.records) + 1
         self.records.extend(records)
         self.state = state
-        self.advanced.set()
-        self.advanced = asyncio.Event()
+        self.notify()
         # A batch starts at a decision (a record with a seat) and runs to the next one.
         starts = [first + i for i, record in enumerate(records) if record.seat >= 0]
         for index, start in enumerate(starts):
@@ -171,6 +173,24 @@ class _CachedGame:
             decision = self.records[start - 1]
             if decision.command_id:
                 self.commands[(decision.seat, decision.command_id)] = (start, end)
+
+    def notify(self) -> None:
+        """Wake the watchers the new state (or a failed feed) concerns."""
+        self.advanced.set()
+        self.advanced = asyncio.Event()
+        if self.turn_signals:
+            final = self.feed_error is not None or self.state.phase is Phase.GAME_OVER
+            for seat in tuple(self.turn_signals) if final else to_act(self.state):
+                signal = self.turn_signals.pop(seat, None)
+                if signal is not None:
+                    signal.set()
+
+    def turn_signal(self, seat: int) -> asyncio.Event:
+        """What a TURNS watcher of `seat` waits on (shared by the seat's watchers)."""
+        signal = self.turn_signals.get(seat)
+        if signal is None:
+            signal = self.turn_signals[seat] = asyncio.Event()
+        return signal
 
     def events(self, first: int, last: int) -> tuple[Event, ...]:
         return tuple(record.event for record in self.records[first - 1 : last])
@@ -377,7 +397,11 @@ class GameApplication:
         """
         sent = after_version
         while True:
-            advanced = game.advanced
+            advanced = (
+                game.turn_signal(seat)
+                if seat is not None and mode is WatchMode.TURNS
+                else game.advanced
+            )
             state = game.state
             over = state.phase is Phase.GAME_OVER
             if state.version > sent and (
@@ -436,5 +460,4 @@ class GameApplication:
         except EventStoreError as error:
             logger.warning("following game %s stopped: %s", game_id, error)
             game.feed_error = error
-            game.advanced.set()
-            game.advanced = asyncio.Event()
+            game.notify()
