@@ -24,6 +24,8 @@ def test_bench_game_plays_through_the_service_and_reports_its_figures(redis_url:
     for key in ("commands_per_s", "p50_ms", "p99_ms", "events_per_s", "rebuild_ms"):
         assert figures[key] > 0, key
     assert figures["p50_ms"] <= figures["p99_ms"]
+    parts = [figures[f"rebuild_{part}_ms"] for part in ("read", "decode", "fold")]
+    assert all(part > 0 for part in parts)
     # A 4-player game is some 80 decisions and 240 events: each command caused events.
     assert figures["events_per_s"] > figures["commands_per_s"]
     assert figures["games_finished"] >= 1  # so rebuild_ms timed a real finished game

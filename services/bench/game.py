@@ -114,8 +114,9 @@ async def _play_games(
         tally.finished.append(game_id)
 
 
-async def _rebuild_ms(redis_url: str, game_id: str | None, repeats: int = 30) -> float:
-    """Median time to read a finished game's whole stream from Redis, decode it and fold it.
+async def _rebuild_ms(redis_url: str, game_id: str | None, repeats: int = 30) -> dict[str, float]:
+    """Median times to read a finished game's whole stream from Redis, decode it and fold it
+    (each part, and the whole: `total`).
 
     Without a game finished under load (long think times, short runs), a random 4-player game
     is played to the end and stored first, so there is always a finished game to time.
@@ -126,13 +127,23 @@ async def _rebuild_ms(redis_url: str, game_id: str | None, repeats: int = 30) ->
             game_id = f"bench-rebuild-{uuid.uuid4().hex}"
             played = play_random_game(Ruleset.standard(4), random.Random(game_id))
             await store.append(game_id, 0, [encode_record(Record(e)) for e in played.events])
-        timings = []
+        parts: dict[str, list[float]] = {"read": [], "decode": [], "fold": [], "total": []}
         for _ in range(repeats):
             started = time.perf_counter()
             stored = await store.read(game_id)
-            fold(decode_record(item.payload).event for item in stored)
-            timings.append((time.perf_counter() - started) * 1000)
-        return statistics.median(timings)
+            read = time.perf_counter()
+            events = [decode_record(item.payload).event for item in stored]
+            decoded = time.perf_counter()
+            fold(events)
+            folded = time.perf_counter()
+            for part, took in (
+                ("read", read - started),
+                ("decode", decoded - read),
+                ("fold", folded - decoded),
+                ("total", folded - started),
+            ):
+                parts[part].append(took * 1000)
+        return {part: statistics.median(times) for part, times in parts.items()}
     finally:
         await store.close()
 
@@ -186,7 +197,10 @@ async def _run(
         "events_per_s": round(tally.events / elapsed, 1),
         "games_finished": len(tally.finished),
         "stale_commands": tally.stale,
-        "rebuild_ms": round(rebuild, 3),
+        "rebuild_ms": round(rebuild["total"], 3),
+        "rebuild_read_ms": round(rebuild["read"], 3),
+        "rebuild_decode_ms": round(rebuild["decode"], 3),
+        "rebuild_fold_ms": round(rebuild["fold"], 3),
         # What one command costs the service (its Watch push included): robust to a noisy
         # machine where the throughput figures are not.
         "server_cpu_ms_per_command": (
