@@ -19,6 +19,7 @@ from services.game.engine import fold, to_act
 from services.game.records import decode_record
 from services.game.store import EventStore, InMemoryEventStore, RedisEventStore
 from tests.game.harness import Client, running_server
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -186,3 +187,26 @@ async def test_a_spectator_has_no_turns_to_watch(store: EventStore) -> None:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await unknown.read()
         assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_cancelled_watch_releases_its_follower(store: EventStore) -> None:
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(4)
+        calls = [
+            client.stub.Watch(
+                game_pb2.WatchRequest(game_id=game_id, mode=mode),
+                metadata=client.seat_metadata(game_id, 0),
+            )
+            for mode in (
+                game_pb2.WATCH_MODE_EVENTS,
+                game_pb2.WATCH_MODE_VIEWS,
+                game_pb2.WATCH_MODE_TURNS,
+            )
+        ]
+        for call in calls[:2]:
+            await asyncio.wait_for(call.read(), timeout=10)
+        # However many watchers, one follower (one store subscription) for the game.
+        await wait_until(lambda: store.live_subscriptions == 1, "one follower for the game")
+        for call in calls:
+            call.cancel()
+        await wait_until(lambda: store.live_subscriptions == 0, "the follower is released")
