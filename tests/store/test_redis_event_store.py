@@ -427,6 +427,40 @@ async def test_an_append_reloads_its_script_after_redis_forgot_it(
     assert verify_chain(stored) is None
 
 
+async def test_a_subscriber_that_leaves_while_the_reader_connects_breaks_nothing(
+    make_store: StoreFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = make_store()
+    # Hold the reader's first request (it asks Redis for its connection's id) in flight.
+    connecting = asyncio.Event()
+    release = asyncio.Event()
+    ask_id = store._reader.client_id
+
+    async def slow_client_id() -> int:
+        connecting.set()
+        await release.wait()
+        return await ask_id()
+
+    monkeypatch.setattr(store._reader, "client_id", slow_client_id)
+    early = store.subscribe(GAME)
+    pending = asyncio.ensure_future(anext(early))
+    await asyncio.wait_for(connecting.wait(), timeout=10)
+    pending.cancel()
+    await close_subscriptions([early], [pending])  # the reader is left with nothing to read
+    release.set()
+    await asyncio.sleep(0.2)
+    hub = store.hub_task
+    assert hub is not None and not hub.done(), "the reader failed on an empty read"
+    late = store.subscribe(GAME)
+    seen = asyncio.ensure_future(take(late, 1))
+    try:
+        await wait_until(lambda: store.live_subscriptions == 1, "the late subscriber is live")
+        await store.append(GAME, 0, [b"event 1"])
+        assert [event.version for event in await seen] == [1]
+    finally:
+        await close_subscriptions([late], [seen])
+
+
 async def test_under_load_the_live_reader_spaces_its_reads_and_loses_nothing(
     make_store: StoreFactory, raw_redis: aioredis.Redis
 ) -> None:

@@ -367,6 +367,8 @@ class _StreamHub:
         async with asyncio.timeout(self._block_ms / 1000 + self._store.command_timeout):
             if self._reader_id is None:
                 self._reader_id = await self._reader.client_id()
+            if not self._positions:
+                return None  # everyone left while the reader connected: nothing to read
             # XREAD spelled out (redis-py's xread builds its arguments in a Python loop, a
             # tenth of the service's time with 200 watched games).
             positions = self._positions
