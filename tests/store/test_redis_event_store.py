@@ -464,12 +464,12 @@ async def test_a_subscriber_that_leaves_while_the_reader_connects_breaks_nothing
 async def test_under_load_the_live_reader_spaces_its_reads_and_loses_nothing(
     make_store: StoreFactory, raw_redis: aioredis.Redis
 ) -> None:
-    store = make_store(tail_interval_ms=200)
+    store = make_store(tail_interval_ms=1000)
     watcher = store.subscribe(GAME)
     seen = asyncio.ensure_future(take(watcher, 30))
     try:
         await wait_until(lambda: store.live_subscriptions == 1, "the watcher is live")
-        await store.append(GAME, 0, [b"event 1"])  # its read returns: the next waits 200 ms
+        await store.append(GAME, 0, [b"event 1"])  # its read returns: the next waits 1 s
         reads_before = await _xread_calls(raw_redis)
         for version in range(1, 30):
             await store.append(GAME, version, [f"event {version + 1}".encode()])
