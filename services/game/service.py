@@ -397,7 +397,7 @@ class GameApplication:
         """
         sent = after_version
         while True:
-            advanced = (
+            wake = (
                 game.turn_signal(seat)
                 if seat is not None and mode is WatchMode.TURNS
                 else game.advanced
@@ -411,14 +411,15 @@ class GameApplication:
                 yield Update(sent, None, view(state, seat))
             if over:
                 return
-            await self._wait(game, advanced)
+            await self._wait(game, wake)
 
     @staticmethod
-    async def _wait(game: _CachedGame, advanced: asyncio.Event) -> None:
-        """Until the game advances past what the watcher has seen (or its feed fails)."""
+    async def _wait(game: _CachedGame, wake: asyncio.Event) -> None:
+        """Until `wake` is set: the game advanced in a way the watcher cares about, or its feed
+        failed (then raise why)."""
         if game.feed_error is not None:
             raise game.feed_error
-        await advanced.wait()
+        await wake.wait()
         if game.feed_error is not None:
             raise game.feed_error
 
