@@ -53,7 +53,11 @@ def test_a_question_mark_shows_the_ais_suggestion_and_its_reason(
     client = spawn_client("play", "--server", server.address, "--name", "Learner")
     client.expect(CHOICE)
     client.send("?")
-    client.expect(r"Suggestion: option (\d+): First estate under \S+ #\d+ \(\w+\) \((.+)\)")
+    # pexpect matches across lines (DOTALL): keep the reason to its own line, or a greedy
+    # match runs on into the prompt when both arrive in one read, and takes the prompt with it.
+    client.expect(
+        r"Suggestion: option (\d+): First estate under \S+ #\d+ \(\w+\) \(([^()\r\n]+)\)"
+    )
     option = client.matched(1)
     client.expect(CHOICE)
     client.send(option)  # taking the suggestion works like any choice
