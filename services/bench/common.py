@@ -18,7 +18,14 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.devtools.redis_server import free_port
 
-__all__ = ["cpu_seconds", "free_port", "percentile", "verrater_process", "wait_until_serving"]
+__all__ = [
+    "cpu_ms_per",
+    "cpu_seconds",
+    "free_port",
+    "percentile",
+    "verrater_process",
+    "wait_until_serving",
+]
 
 
 @contextmanager
@@ -73,3 +80,11 @@ def cpu_seconds(pid: int) -> float | None:
         return None
     # After the command name: state is field 3 of proc(5), utime and stime are 14 and 15.
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_ms_per(before: float | None, after: float | None, count: int) -> float | None:
+    """Milliseconds of CPU per unit of work between two `cpu_seconds` readings (None when
+    either reading is unavailable or nothing was done)."""
+    if before is None or after is None or not count:
+        return None
+    return round((after - before) * 1000 / count, 3)

@@ -17,7 +17,7 @@ import time
 import grpc
 from grpc import aio
 
-from .common import cpu_seconds, free_port
+from .common import cpu_ms_per, cpu_seconds, free_port
 
 _METHOD = "/verrater.bench.Echo/Echo"
 
@@ -67,11 +67,7 @@ async def _load(port: int, concurrency: int, duration: float, pid: int) -> dict[
         cpu_after = cpu_seconds(pid)
     return {
         "calls_per_s": round(calls / elapsed, 1),
-        "server_cpu_ms_per_call": (
-            round((cpu_after - cpu_before) * 1000 / calls, 3)
-            if cpu_before is not None and cpu_after is not None and calls
-            else None
-        ),
+        "server_cpu_ms_per_call": cpu_ms_per(cpu_before, cpu_after, calls),
     }
 
 

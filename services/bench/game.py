@@ -29,7 +29,14 @@ from services.game.engine.simulate import play_random_game
 from services.game.records import Record, decode_record, encode_record
 from services.game.store import RedisEventStore
 
-from .common import cpu_seconds, free_port, percentile, verrater_process, wait_until_serving
+from .common import (
+    cpu_ms_per,
+    cpu_seconds,
+    free_port,
+    percentile,
+    verrater_process,
+    wait_until_serving,
+)
 
 BENCH_SECRET = "bench-secret-only-for-this-local-benchmark-run"
 
@@ -203,11 +210,7 @@ async def _run(
         "rebuild_fold_ms": round(rebuild["fold"], 3),
         # What one command costs the service (its Watch push included): robust to a noisy
         # machine where the throughput figures are not.
-        "server_cpu_ms_per_command": (
-            round((cpu_after - cpu_before) * 1000 / len(tally.latencies_ms), 3)
-            if cpu_before is not None and cpu_after is not None and tally.latencies_ms
-            else None
-        ),
+        "server_cpu_ms_per_command": cpu_ms_per(cpu_before, cpu_after, len(tally.latencies_ms)),
         "server_cpu_utilisation": (
             round((cpu_after - cpu_before) / elapsed, 2)
             if cpu_before is not None and cpu_after is not None
