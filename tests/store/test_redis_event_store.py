@@ -415,6 +415,20 @@ async def test_concurrent_racing_appends_each_get_their_own_answer(
         assert verify_chain(stored) is None
 
 
+async def test_more_appends_at_once_than_connections_wait_for_one_instead_of_failing(
+    make_store: StoreFactory, raw_redis: aioredis.Redis
+) -> None:
+    # redis-py's asyncio pool raises MaxConnectionsError when every connection is in use: a
+    # burst of commands across many games must queue for a connection, not fail.
+    store = make_store(max_connections=2)
+    games = [f"game-{n}" for n in range(40)]
+    await asyncio.gather(*[store.append(game, 0, [b"deal", b"first turn"]) for game in games])
+    for game in games:
+        assert [event.version for event in await store.read(game)] == [1, 2]
+    names = [c["name"] for c in await raw_redis.client_list() if c["name"] == store.client_name]
+    assert 1 <= len(names) <= 2
+
+
 async def test_an_append_reloads_its_script_after_redis_forgot_it(
     make_store: StoreFactory, raw_redis: aioredis.Redis
 ) -> None:

@@ -425,6 +425,7 @@ class RedisEventStore(EventStore):
         command_timeout: float = 5.0,
         head_cache_size: int = 10_000,
         inbox_limit: int = 1024,
+        max_connections: int = 64,
     ) -> None:
         self.key_prefix = key_prefix
         self.client_name = client_name
@@ -435,7 +436,12 @@ class RedisEventStore(EventStore):
         # No retries inside redis-py either: _execute retries, so append knows when it did,
         # and the hub owns reconnecting with backoff.
         options: dict[str, Any] = {"socket_timeout": None, "retry": Retry(NoBackoff(), 0)}
-        self.redis: Redis = Redis.from_url(url, client_name=client_name, **options)
+        self.redis: Redis = Redis.from_url(
+            url, client_name=client_name, max_connections=max_connections, **options
+        )
+        # redis-py's asyncio pool fails a command outright when all its connections are in use;
+        # a burst of appends across many games waits for a free one here instead.
+        self._slots = asyncio.Semaphore(max_connections)
         if self.redis.connection_pool.connection_kwargs.get("decode_responses"):
             raise ValueError("the event store reads raw payload bytes: drop decode_responses")
         # Stream replies are parsed by _events_from_entries: the store's stream reads go through
@@ -651,6 +657,8 @@ class RedisEventStore(EventStore):
         A timeout disconnects the connection (redis-py drops it on any interrupted read).
         """
         with _as_store_errors():
+            async with asyncio.timeout(self.command_timeout):
+                await self._slots.acquire()
             try:
                 async with asyncio.timeout(self.command_timeout):
                     return await command(), False
@@ -658,6 +666,8 @@ class RedisEventStore(EventStore):
                 logger.info("redis connection dropped; retrying once on a fresh connection")
                 async with asyncio.timeout(self.command_timeout):
                     return await command(), True
+            finally:
+                self._slots.release()
 
     async def _hash_at(self, game_id: str, version: int) -> str:
         """Hash of the event at ``version``: from the cache, or by reading the head."""
