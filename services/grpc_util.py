@@ -190,6 +190,10 @@ def _rejecting(handler: Handler, code: grpc.StatusCode, message: str) -> Handler
         return grpc.unary_stream_rpc_method_handler(
             reject_stream, handler.request_deserializer, handler.response_serializer
         )
+    if handler.stream_stream:
+        return grpc.stream_stream_rpc_method_handler(
+            reject_stream, handler.request_deserializer, handler.response_serializer
+        )
     return grpc.unary_unary_rpc_method_handler(
         reject_unary, handler.request_deserializer, handler.response_serializer
     )
@@ -231,5 +235,17 @@ def _with_identity(
 
         return grpc.unary_stream_rpc_method_handler(
             stream, handler.request_deserializer, handler.response_serializer
+        )
+    if handler.stream_stream:
+        inner_bidi: Any = handler.stream_stream
+
+        async def bidi(requests: Any, context: Context) -> AsyncIterator[Any]:
+            _identity.set(identity)
+            _bind(method, trace_id, identity)
+            async for item in inner_bidi(requests, context):
+                yield item
+
+        return grpc.stream_stream_rpc_method_handler(
+            bidi, handler.request_deserializer, handler.response_serializer
         )
     return handler

@@ -221,8 +221,9 @@ async def start_backend(
     if "game" not in services and not config.game_address:
         raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
     issuer = config.issuer
+    limiter = RateLimiter(config.rate_limits())
     server = aio.server(
-        interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS, RateLimiter(config.rate_limits()))],
+        interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS, limiter)],
         options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES), ("grpc.so_reuseport", 0)],
     )
     health_servicer = health_aio.HealthServicer()
@@ -252,7 +253,7 @@ async def start_backend(
         backend.game = GameApplication(store, announce=announce)
         stats_pb2_grpc.add_StatsServicer_to_server(StatsServicer(stats), server)
         names.append(STATS_SERVICE)
-        game_pb2_grpc.add_GameServicer_to_server(GameServicer(backend.game), server)
+        game_pb2_grpc.add_GameServicer_to_server(GameServicer(backend.game, limiter), server)
         names.append(GAME_SERVICE)
     if "lobby" in services:
         if lobby_store is None:

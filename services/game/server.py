@@ -9,6 +9,7 @@ mistake is never INTERNAL, and a rejected request changes nothing.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import secrets
 import time
@@ -22,9 +23,16 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, status_pb2
 from grpc_status import rpc_status
 
-from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, ruleset_pb2, view_pb2
+from services.api.verrater.v1 import (
+    errors_pb2,
+    events_pb2,
+    game_pb2,
+    game_pb2_grpc,
+    ruleset_pb2,
+    view_pb2,
+)
 from services.auth import Identity, Role
-from services.grpc_util import Context, caller
+from services.grpc_util import Context, RateLimiter, caller
 from services.observability import COMMAND_SECONDS, COMMANDS, bind_call
 
 from .codec import (
@@ -57,6 +65,7 @@ from .service import (
     SeatNotInGame,
     SpectatorHasNoTurns,
     StaleVersion,
+    Update,
     VersionOutOfRange,
     WatchMode,
 )
@@ -66,6 +75,8 @@ log = structlog.get_logger("verrater.game")
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_COMMAND_ID = 128
 SERVICE_NAME = "verrater.v1.Game"
+#: Commands sent on a Play stream count against SubmitCommand's rate limit.
+SUBMIT_METHOD = f"/{SERVICE_NAME}/SubmitCommand"
 _WATCH_MODES = {
     game_pb2.WATCH_MODE_EVENTS: WatchMode.EVENTS,
     game_pb2.WATCH_MODE_VIEWS: WatchMode.VIEWS,
@@ -77,21 +88,24 @@ class _Abort(Exception):
     """A status to end the call with (raised inside handlers, turned into an abort once)."""
 
     def __init__(
-        self, code: grpc.StatusCode, message: str, details: status_pb2.Status | None = None
+        self,
+        code: grpc.StatusCode,
+        message: str,
+        violation: errors_pb2.RuleViolationDetail | None = None,
     ):
         super().__init__(message)
         self.code = code
         self.message = message
-        self.details = details
+        self.violation = violation
 
 
 def _fail(code: grpc.StatusCode, message: str) -> NoReturn:
     raise _Abort(code, message)
 
 
-def _violation_status(violation: RuleViolation) -> status_pb2.Status:
+def _violation_status(violation: errors_pb2.RuleViolationDetail) -> status_pb2.Status:
     detail = any_pb2.Any()
-    detail.Pack(violation_to_proto(violation))
+    detail.Pack(violation)
     return status_pb2.Status(
         code=code_pb2.FAILED_PRECONDITION, message=violation.message, details=[detail]
     )
@@ -108,7 +122,7 @@ def _client_errors() -> Iterator[None]:
         raise _Abort(
             grpc.StatusCode.FAILED_PRECONDITION,
             f"{violation.code}: {violation.message}",
-            _violation_status(violation),
+            violation_to_proto(violation),
         ) from violation
     except MalformedCommand as malformed:
         raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, str(malformed)) from malformed
@@ -133,8 +147,8 @@ def _client_errors() -> Iterator[None]:
 
 
 async def _abort(context: Context, abort: _Abort) -> NoReturn:
-    if abort.details is not None:
-        status = rpc_status.to_status(abort.details)
+    if abort.violation is not None:
+        status = rpc_status.to_status(_violation_status(abort.violation))
         await context.abort(status.code, status.details, status.trailing_metadata)
     await context.abort(abort.code, abort.message)
     raise AssertionError("context.abort returns only by raising")
@@ -178,11 +192,23 @@ def redact_batch(
     return out
 
 
+def _update_message(update: Update, game_id: str) -> game_pb2.GameUpdate:
+    message = game_pb2.GameUpdate(version=update.version)
+    if update.event is not None:
+        message.event.CopyFrom(event_to_proto(update.event))
+        message.event.turn_timer_expired = update.turn_timer_expired
+    if update.view is not None:
+        message.view.CopyFrom(view_to_proto(update.view, game_id))
+    return message
+
+
 class GameServicer(game_pb2_grpc.GameServicer):
     """The Game service's RPCs."""
 
-    def __init__(self, app: GameApplication) -> None:
+    def __init__(self, app: GameApplication, limiter: RateLimiter | None = None) -> None:
         self.app = app
+        # The interceptor limits calls; a Play stream's commands are limited here, one by one.
+        self._limiter = limiter
 
     async def GetView(
         self, request: game_pb2.GetViewRequest, context: Context
@@ -201,12 +227,20 @@ class GameServicer(game_pb2_grpc.GameServicer):
         self, request: game_pb2.SubmitCommandRequest, context: Context
     ) -> game_pb2.SubmitCommandResponse:
         """Apply one command for the caller's seat; a retried command id is applied once."""
+        try:
+            game_id = _game_id(request.game_id)
+            return await self._submit(request, _identity(), game_id)
+        except _Abort as abort:
+            await _abort(context, abort)
+
+    async def _submit(
+        self, request: game_pb2.SubmitCommandRequest, identity: Identity, game_id: str
+    ) -> game_pb2.SubmitCommandResponse:
+        """One command of SubmitCommand or of a Play stream; refusals raise _Abort."""
         started = time.perf_counter()
         kind = request.command.WhichOneof("command") or "none"
         outcome = "applied"
         try:
-            game_id = _game_id(request.game_id)
-            identity = _identity()
             seat = _seat(identity, game_id)
             bind_call(game_id=game_id, seat=seat, command_id=request.command_id[:MAX_COMMAND_ID])
             if request.turn_timer_expired and identity.role is not Role.SERVICE:
@@ -245,7 +279,7 @@ class GameServicer(game_pb2_grpc.GameServicer):
         except _Abort as abort:
             outcome = abort.code.name.lower()
             log.info("command refused", outcome=outcome, reason=abort.message)
-            await _abort(context, abort)
+            raise
         finally:
             COMMANDS.labels(kind, outcome).inc()
             COMMAND_SECONDS.observe(time.perf_counter() - started)
@@ -267,15 +301,121 @@ class GameServicer(game_pb2_grpc.GameServicer):
                     game_id, identity.seat_in(game_id), request.from_version, mode
                 )
                 async for update in updates:
-                    message = game_pb2.GameUpdate(version=update.version)
-                    if update.event is not None:
-                        message.event.CopyFrom(event_to_proto(update.event))
-                        message.event.turn_timer_expired = update.turn_timer_expired
-                    if update.view is not None:
-                        message.view.CopyFrom(view_to_proto(update.view, game_id))
-                    yield message
+                    yield _update_message(update, game_id)
         except _Abort as abort:
             await _abort(context, abort)
+
+    async def Play(
+        self, requests: AsyncIterator[game_pb2.PlayRequest], context: Context
+    ) -> AsyncIterator[game_pb2.PlayUpdate]:
+        """One seat's game over one stream: its turns go out, its commands come in, and each
+        command is answered in order (see game.proto)."""
+        try:
+            identity = _identity()
+            first = await anext(aiter(requests), None)
+            if first is None or first.WhichOneof("request") != "open":
+                _fail(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    "open a Play stream with a PlayOpen message (`open`) naming the game",
+                )
+            game_id = _game_id(first.open.game_id)
+            seat = _seat(identity, game_id)
+            if first.open.from_version < 0:
+                _fail(grpc.StatusCode.INVALID_ARGUMENT, "from_version cannot be negative")
+            async for message in self._play(requests, identity, game_id, seat, first.open):
+                yield message
+        except _Abort as abort:
+            await _abort(context, abort)
+
+    async def _play(
+        self,
+        requests: AsyncIterator[game_pb2.PlayRequest],
+        identity: Identity,
+        game_id: str,
+        seat: int,
+        opened: game_pb2.PlayOpen,
+    ) -> AsyncIterator[game_pb2.PlayUpdate]:
+        """Two tasks feed one outbox: the seat's turns, and the answers to its commands. The
+        stream ends after the final view, once the command in hand (if any) is answered."""
+        outbox: asyncio.Queue[game_pb2.PlayUpdate | Exception | None] = asyncio.Queue()
+        deciding = asyncio.Lock()
+
+        async def follow_turns() -> None:
+            try:
+                with _client_errors():
+                    turns = self.app.updates(game_id, seat, opened.from_version, WatchMode.TURNS)
+                    async for update in turns:
+                        outbox.put_nowait(
+                            game_pb2.PlayUpdate(turn=_update_message(update, game_id))
+                        )
+            except Exception as error:  # handed to the stream, which ends with it
+                outbox.put_nowait(error)
+                return
+            async with deciding:  # a command in hand is answered before the stream ends
+                commands.cancel()
+            outbox.put_nowait(None)
+
+        async def take_commands() -> None:
+            try:
+                async for request in requests:
+                    kind = request.WhichOneof("request")
+                    if kind != "command":
+                        _fail(
+                            grpc.StatusCode.INVALID_ARGUMENT,
+                            "a Play stream is opened once: send only `command` messages after "
+                            "the first"
+                            if kind == "open"
+                            else "a PlayRequest must carry `open` or `command`",
+                        )
+                    if identity.expires_at <= time.time():
+                        _fail(
+                            grpc.StatusCode.UNAUTHENTICATED,
+                            "the token has expired; refresh it with the lobby and open a new "
+                            "Play stream",
+                        )
+                    async with deciding:
+                        outbox.put_nowait(
+                            await self._play_command(request.command, identity, game_id)
+                        )
+            except Exception as error:  # handed to the stream, which ends with it
+                outbox.put_nowait(error)
+
+        turns_task = asyncio.create_task(follow_turns())
+        commands = asyncio.create_task(take_commands())
+        try:
+            while (item := await outbox.get()) is not None:
+                if isinstance(item, Exception):
+                    raise item
+                yield item
+        finally:
+            turns_task.cancel()
+            commands.cancel()
+            await asyncio.gather(turns_task, commands, return_exceptions=True)
+
+    async def _play_command(
+        self, request: game_pb2.SubmitCommandRequest, identity: Identity, game_id: str
+    ) -> game_pb2.PlayUpdate:
+        """A Play stream's command, answered with its result: applied or refused."""
+        result = game_pb2.CommandResult(command_id=request.command_id)
+        try:
+            if request.game_id and request.game_id != game_id:
+                _fail(
+                    grpc.StatusCode.INVALID_ARGUMENT,
+                    f"this Play stream plays game {game_id}: leave game_id empty, or open "
+                    f"another stream for {request.game_id}",
+                )
+            if self._limiter is not None and identity.role is not Role.SERVICE:
+                refusal = self._limiter.refusal(SUBMIT_METHOD, identity.subject)
+                if refusal is not None:
+                    _fail(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
+            request.version_only = True
+            result.applied.CopyFrom(await self._submit(request, identity, game_id))
+        except _Abort as abort:
+            result.refused.code = abort.code.value[0]
+            result.refused.message = abort.message
+            if abort.violation is not None:
+                result.refused.violation.CopyFrom(abort.violation)
+        return game_pb2.PlayUpdate(result=result)
 
     async def GetLog(self, request: game_pb2.GetLogRequest, context: Context) -> game_pb2.GameLog:
         """The complete log of a finished game, with its hash chain and exact stored bytes."""

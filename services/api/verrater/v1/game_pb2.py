@@ -7,38 +7,49 @@ from google.protobuf.internal import builder as _builder
 _runtime_version.ValidateProtobufRuntimeVersion(_runtime_version.Domain.PUBLIC, 5, 29, 0, '', 'verrater/v1/game.proto')
 _sym_db = _symbol_database.Default()
 from ...verrater.v1 import commands_pb2 as verrater_dot_v1_dot_commands__pb2
+from ...verrater.v1 import errors_pb2 as verrater_dot_v1_dot_errors__pb2
 from ...verrater.v1 import events_pb2 as verrater_dot_v1_dot_events__pb2
 from ...verrater.v1 import ruleset_pb2 as verrater_dot_v1_dot_ruleset__pb2
 from ...verrater.v1 import view_pb2 as verrater_dot_v1_dot_view__pb2
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16verrater/v1/game.proto\x12\x0bverrater.v1\x1a\x1averrater/v1/commands.proto\x1a\x18verrater/v1/events.proto\x1a\x19verrater/v1/ruleset.proto\x1a\x16verrater/v1/view.proto"!\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t"\xae\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x18\n\x10expected_version\x18\x02 \x01(\x03\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12%\n\x07command\x18\x04 \x01(\x0b2\x14.verrater.v1.Command\x12\x1a\n\x12turn_timer_expired\x18\x05 \x01(\x08\x12\x14\n\x0cversion_only\x18\x06 \x01(\x08"\x8c\x01\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12&\n\x06events\x18\x02 \x03(\x0b2\x16.verrater.v1.GameEvent\x12%\n\x04view\x18\x03 \x01(\x0b2\x17.verrater.v1.PlayerView\x12\x13\n\x0bevent_count\x18\x04 \x01(\x05"[\n\x0cWatchRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0cfrom_version\x18\x02 \x01(\x03\x12$\n\x04mode\x18\x03 \x01(\x0e2\x16.verrater.v1.WatchMode"k\n\nGameUpdate\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12%\n\x05event\x18\x02 \x01(\x0b2\x16.verrater.v1.GameEvent\x12%\n\x04view\x18\x03 \x01(\x0b2\x17.verrater.v1.PlayerView" \n\rGetLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t"w\n\x0bLoggedEvent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\tprev_hash\x18\x02 \x01(\t\x12\x0c\n\x04hash\x18\x03 \x01(\t\x12%\n\x05event\x18\x04 \x01(\x0b2\x16.verrater.v1.GameEvent\x12\x0f\n\x07payload\x18\x05 \x01(\x0c"D\n\x07GameLog\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12(\n\x06events\x18\x02 \x03(\x0b2\x18.verrater.v1.LoggedEvent"O\n\x11GetRulesetRequest\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x01 \x01(\x05\x12\x18\n\x10builder_may_move\x18\x02 \x01(\x08"\xee\x01\n\x11CreateGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\x18\n\x10builder_may_move\x18\x03 \x01(\x08\x12)\n\x05setup\x18\x04 \x01(\x0b2\x1a.verrater.v1.ExplicitSetup\x12\x11\n\x04seed\x18\x05 \x01(\x0cH\x00\x88\x01\x01\x12*\n\x05seats\x18\x07 \x03(\x0b2\x1b.verrater.v1.SeatAssignment\x12\x0e\n\x06ranked\x18\x08 \x01(\x08\x12\x14\n\x0cturn_seconds\x18\t \x01(\x05B\x07\n\x05_seedJ\x04\x08\x06\x10\x07"6\n\x12CreateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03*N\n\tWatchMode\x12\x15\n\x11WATCH_MODE_EVENTS\x10\x00\x12\x14\n\x10WATCH_MODE_VIEWS\x10\x01\x12\x14\n\x10WATCH_MODE_TURNS\x10\x022\xad\x03\n\x04Game\x12?\n\x07GetView\x12\x1b.verrater.v1.GetViewRequest\x1a\x17.verrater.v1.PlayerView\x12V\n\rSubmitCommand\x12!.verrater.v1.SubmitCommandRequest\x1a".verrater.v1.SubmitCommandResponse\x12=\n\x05Watch\x12\x19.verrater.v1.WatchRequest\x1a\x17.verrater.v1.GameUpdate0\x01\x12:\n\x06GetLog\x12\x1a.verrater.v1.GetLogRequest\x1a\x14.verrater.v1.GameLog\x12B\n\nGetRuleset\x12\x1e.verrater.v1.GetRulesetRequest\x1a\x14.verrater.v1.Ruleset\x12M\n\nCreateGame\x12\x1e.verrater.v1.CreateGameRequest\x1a\x1f.verrater.v1.CreateGameResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16verrater/v1/game.proto\x12\x0bverrater.v1\x1a\x1averrater/v1/commands.proto\x1a\x18verrater/v1/errors.proto\x1a\x18verrater/v1/events.proto\x1a\x19verrater/v1/ruleset.proto\x1a\x16verrater/v1/view.proto"!\n\x0eGetViewRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t"\xae\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x18\n\x10expected_version\x18\x02 \x01(\x03\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12%\n\x07command\x18\x04 \x01(\x0b2\x14.verrater.v1.Command\x12\x1a\n\x12turn_timer_expired\x18\x05 \x01(\x08\x12\x14\n\x0cversion_only\x18\x06 \x01(\x08"\x8c\x01\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12&\n\x06events\x18\x02 \x03(\x0b2\x16.verrater.v1.GameEvent\x12%\n\x04view\x18\x03 \x01(\x0b2\x17.verrater.v1.PlayerView\x12\x13\n\x0bevent_count\x18\x04 \x01(\x05"[\n\x0cWatchRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0cfrom_version\x18\x02 \x01(\x03\x12$\n\x04mode\x18\x03 \x01(\x0e2\x16.verrater.v1.WatchMode"k\n\nGameUpdate\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12%\n\x05event\x18\x02 \x01(\x0b2\x16.verrater.v1.GameEvent\x12%\n\x04view\x18\x03 \x01(\x0b2\x17.verrater.v1.PlayerView"u\n\x0bPlayRequest\x12%\n\x04open\x18\x01 \x01(\x0b2\x15.verrater.v1.PlayOpenH\x00\x124\n\x07command\x18\x02 \x01(\x0b2!.verrater.v1.SubmitCommandRequestH\x00B\t\n\x07request"1\n\x08PlayOpen\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0cfrom_version\x18\x02 \x01(\x03"m\n\nPlayUpdate\x12\'\n\x04turn\x18\x01 \x01(\x0b2\x17.verrater.v1.GameUpdateH\x00\x12,\n\x06result\x18\x02 \x01(\x0b2\x1a.verrater.v1.CommandResultH\x00B\x08\n\x06update"\x95\x01\n\rCommandResult\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x125\n\x07applied\x18\x02 \x01(\x0b2".verrater.v1.SubmitCommandResponseH\x00\x12.\n\x07refused\x18\x03 \x01(\x0b2\x1b.verrater.v1.CommandRefusedH\x00B\t\n\x07outcome"d\n\x0eCommandRefused\x12\x0c\n\x04code\x18\x01 \x01(\x05\x12\x0f\n\x07message\x18\x02 \x01(\t\x123\n\tviolation\x18\x03 \x01(\x0b2 .verrater.v1.RuleViolationDetail" \n\rGetLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t"w\n\x0bLoggedEvent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\tprev_hash\x18\x02 \x01(\t\x12\x0c\n\x04hash\x18\x03 \x01(\t\x12%\n\x05event\x18\x04 \x01(\x0b2\x16.verrater.v1.GameEvent\x12\x0f\n\x07payload\x18\x05 \x01(\x0c"D\n\x07GameLog\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12(\n\x06events\x18\x02 \x03(\x0b2\x18.verrater.v1.LoggedEvent"O\n\x11GetRulesetRequest\x12\x0f\n\x07game_id\x18\x03 \x01(\t\x12\x0f\n\x07players\x18\x01 \x01(\x05\x12\x18\n\x10builder_may_move\x18\x02 \x01(\x08"\xee\x01\n\x11CreateGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\x18\n\x10builder_may_move\x18\x03 \x01(\x08\x12)\n\x05setup\x18\x04 \x01(\x0b2\x1a.verrater.v1.ExplicitSetup\x12\x11\n\x04seed\x18\x05 \x01(\x0cH\x00\x88\x01\x01\x12*\n\x05seats\x18\x07 \x03(\x0b2\x1b.verrater.v1.SeatAssignment\x12\x0e\n\x06ranked\x18\x08 \x01(\x08\x12\x14\n\x0cturn_seconds\x18\t \x01(\x05B\x07\n\x05_seedJ\x04\x08\x06\x10\x07"6\n\x12CreateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03*N\n\tWatchMode\x12\x15\n\x11WATCH_MODE_EVENTS\x10\x00\x12\x14\n\x10WATCH_MODE_VIEWS\x10\x01\x12\x14\n\x10WATCH_MODE_TURNS\x10\x022\xec\x03\n\x04Game\x12?\n\x07GetView\x12\x1b.verrater.v1.GetViewRequest\x1a\x17.verrater.v1.PlayerView\x12V\n\rSubmitCommand\x12!.verrater.v1.SubmitCommandRequest\x1a".verrater.v1.SubmitCommandResponse\x12=\n\x05Watch\x12\x19.verrater.v1.WatchRequest\x1a\x17.verrater.v1.GameUpdate0\x01\x12=\n\x04Play\x12\x18.verrater.v1.PlayRequest\x1a\x17.verrater.v1.PlayUpdate(\x010\x01\x12:\n\x06GetLog\x12\x1a.verrater.v1.GetLogRequest\x1a\x14.verrater.v1.GameLog\x12B\n\nGetRuleset\x12\x1e.verrater.v1.GetRulesetRequest\x1a\x14.verrater.v1.Ruleset\x12M\n\nCreateGame\x12\x1e.verrater.v1.CreateGameRequest\x1a\x1f.verrater.v1.CreateGameResponseb\x06proto3')
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'verrater.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
     DESCRIPTOR._loaded_options = None
-    _globals['_WATCHMODE']._serialized_start = 1304
-    _globals['_WATCHMODE']._serialized_end = 1382
-    _globals['_GETVIEWREQUEST']._serialized_start = 144
-    _globals['_GETVIEWREQUEST']._serialized_end = 177
-    _globals['_SUBMITCOMMANDREQUEST']._serialized_start = 180
-    _globals['_SUBMITCOMMANDREQUEST']._serialized_end = 354
-    _globals['_SUBMITCOMMANDRESPONSE']._serialized_start = 357
-    _globals['_SUBMITCOMMANDRESPONSE']._serialized_end = 497
-    _globals['_WATCHREQUEST']._serialized_start = 499
-    _globals['_WATCHREQUEST']._serialized_end = 590
-    _globals['_GAMEUPDATE']._serialized_start = 592
-    _globals['_GAMEUPDATE']._serialized_end = 699
-    _globals['_GETLOGREQUEST']._serialized_start = 701
-    _globals['_GETLOGREQUEST']._serialized_end = 733
-    _globals['_LOGGEDEVENT']._serialized_start = 735
-    _globals['_LOGGEDEVENT']._serialized_end = 854
-    _globals['_GAMELOG']._serialized_start = 856
-    _globals['_GAMELOG']._serialized_end = 924
-    _globals['_GETRULESETREQUEST']._serialized_start = 926
-    _globals['_GETRULESETREQUEST']._serialized_end = 1005
-    _globals['_CREATEGAMEREQUEST']._serialized_start = 1008
-    _globals['_CREATEGAMEREQUEST']._serialized_end = 1246
-    _globals['_CREATEGAMERESPONSE']._serialized_start = 1248
-    _globals['_CREATEGAMERESPONSE']._serialized_end = 1302
-    _globals['_GAME']._serialized_start = 1385
-    _globals['_GAME']._serialized_end = 1814
+    _globals['_WATCHMODE']._serialized_start = 1865
+    _globals['_WATCHMODE']._serialized_end = 1943
+    _globals['_GETVIEWREQUEST']._serialized_start = 170
+    _globals['_GETVIEWREQUEST']._serialized_end = 203
+    _globals['_SUBMITCOMMANDREQUEST']._serialized_start = 206
+    _globals['_SUBMITCOMMANDREQUEST']._serialized_end = 380
+    _globals['_SUBMITCOMMANDRESPONSE']._serialized_start = 383
+    _globals['_SUBMITCOMMANDRESPONSE']._serialized_end = 523
+    _globals['_WATCHREQUEST']._serialized_start = 525
+    _globals['_WATCHREQUEST']._serialized_end = 616
+    _globals['_GAMEUPDATE']._serialized_start = 618
+    _globals['_GAMEUPDATE']._serialized_end = 725
+    _globals['_PLAYREQUEST']._serialized_start = 727
+    _globals['_PLAYREQUEST']._serialized_end = 844
+    _globals['_PLAYOPEN']._serialized_start = 846
+    _globals['_PLAYOPEN']._serialized_end = 895
+    _globals['_PLAYUPDATE']._serialized_start = 897
+    _globals['_PLAYUPDATE']._serialized_end = 1006
+    _globals['_COMMANDRESULT']._serialized_start = 1009
+    _globals['_COMMANDRESULT']._serialized_end = 1158
+    _globals['_COMMANDREFUSED']._serialized_start = 1160
+    _globals['_COMMANDREFUSED']._serialized_end = 1260
+    _globals['_GETLOGREQUEST']._serialized_start = 1262
+    _globals['_GETLOGREQUEST']._serialized_end = 1294
+    _globals['_LOGGEDEVENT']._serialized_start = 1296
+    _globals['_LOGGEDEVENT']._serialized_end = 1415
+    _globals['_GAMELOG']._serialized_start = 1417
+    _globals['_GAMELOG']._serialized_end = 1485
+    _globals['_GETRULESETREQUEST']._serialized_start = 1487
+    _globals['_GETRULESETREQUEST']._serialized_end = 1566
+    _globals['_CREATEGAMEREQUEST']._serialized_start = 1569
+    _globals['_CREATEGAMEREQUEST']._serialized_end = 1807
+    _globals['_CREATEGAMERESPONSE']._serialized_start = 1809
+    _globals['_CREATEGAMERESPONSE']._serialized_end = 1863
+    _globals['_GAME']._serialized_start = 1946
+    _globals['_GAME']._serialized_end = 2438

@@ -176,6 +176,146 @@ class GameUpdate(google.protobuf.message.Message):
 Global___GameUpdate: typing_extensions.TypeAlias = GameUpdate
 
 @typing.final
+class PlayRequest(google.protobuf.message.Message):
+    """What a client sends on a Play stream."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    OPEN_FIELD_NUMBER: builtins.int
+    COMMAND_FIELD_NUMBER: builtins.int
+
+    @property
+    def open(self) -> Global___PlayOpen:
+        """The first message, and only the first: which game to play, from which version."""
+
+    @property
+    def command(self) -> Global___SubmitCommandRequest:
+        """A decision, exactly as SubmitCommand takes it. game_id may be left empty (it is the
+        opened game's); version_only is implied: the result carries no events or view.
+        """
+
+    def __init__(self, *, open: Global___PlayOpen | None=..., command: Global___SubmitCommandRequest | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['command', b'command', 'open', b'open', 'request', b'request']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['command', b'command', 'open', b'open', 'request', b'request']) -> None:
+        ...
+
+    def WhichOneof(self, oneof_group: typing.Literal['request', b'request']) -> typing.Literal['open', 'command'] | None:
+        ...
+Global___PlayRequest: typing_extensions.TypeAlias = PlayRequest
+
+@typing.final
+class PlayOpen(google.protobuf.message.Message):
+    """Opens a Play stream."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    GAME_ID_FIELD_NUMBER: builtins.int
+    FROM_VERSION_FIELD_NUMBER: builtins.int
+    game_id: builtins.str
+    from_version: builtins.int
+    'Send turns after this version (0: the current one, if the caller must decide now).'
+
+    def __init__(self, *, game_id: builtins.str=..., from_version: builtins.int=...) -> None:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['from_version', b'from_version', 'game_id', b'game_id']) -> None:
+        ...
+Global___PlayOpen: typing_extensions.TypeAlias = PlayOpen
+
+@typing.final
+class PlayUpdate(google.protobuf.message.Message):
+    """What the server sends on a Play stream."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    TURN_FIELD_NUMBER: builtins.int
+    RESULT_FIELD_NUMBER: builtins.int
+
+    @property
+    def turn(self) -> Global___GameUpdate:
+        """The caller's view when its seat must decide, and the final view when the game ends
+        (exactly what Watch sends in WATCH_MODE_TURNS).
+        """
+
+    @property
+    def result(self) -> Global___CommandResult:
+        """The answer to one command of the stream, in the order they were sent."""
+
+    def __init__(self, *, turn: Global___GameUpdate | None=..., result: Global___CommandResult | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['result', b'result', 'turn', b'turn', 'update', b'update']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['result', b'result', 'turn', b'turn', 'update', b'update']) -> None:
+        ...
+
+    def WhichOneof(self, oneof_group: typing.Literal['update', b'update']) -> typing.Literal['turn', 'result'] | None:
+        ...
+Global___PlayUpdate: typing_extensions.TypeAlias = PlayUpdate
+
+@typing.final
+class CommandResult(google.protobuf.message.Message):
+    """The answer to one command sent on a Play stream."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    COMMAND_ID_FIELD_NUMBER: builtins.int
+    APPLIED_FIELD_NUMBER: builtins.int
+    REFUSED_FIELD_NUMBER: builtins.int
+    command_id: builtins.str
+    "The command's command_id."
+
+    @property
+    def applied(self) -> Global___SubmitCommandResponse:
+        """Applied (or a retry of a command already applied): the version after it and how many
+        events it caused.
+        """
+
+    @property
+    def refused(self) -> Global___CommandRefused:
+        """Refused; nothing changed."""
+
+    def __init__(self, *, command_id: builtins.str=..., applied: Global___SubmitCommandResponse | None=..., refused: Global___CommandRefused | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['applied', b'applied', 'outcome', b'outcome', 'refused', b'refused']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['applied', b'applied', 'command_id', b'command_id', 'outcome', b'outcome', 'refused', b'refused']) -> None:
+        ...
+
+    def WhichOneof(self, oneof_group: typing.Literal['outcome', b'outcome']) -> typing.Literal['applied', 'refused'] | None:
+        ...
+Global___CommandResult: typing_extensions.TypeAlias = CommandResult
+
+@typing.final
+class CommandRefused(google.protobuf.message.Message):
+    """Why a command sent on a Play stream was refused: the status SubmitCommand would have failed
+    with for the same request.
+    """
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    CODE_FIELD_NUMBER: builtins.int
+    MESSAGE_FIELD_NUMBER: builtins.int
+    VIOLATION_FIELD_NUMBER: builtins.int
+    code: builtins.int
+    'The gRPC status code, by its number: 3 INVALID_ARGUMENT, 7 PERMISSION_DENIED, 8\n    RESOURCE_EXHAUSTED, 9 FAILED_PRECONDITION, 10 ABORTED, 14 UNAVAILABLE.\n    '
+    message: builtins.str
+    'For people; may be reworded at any time, so never parse it.'
+
+    @property
+    def violation(self) -> verrater.v1.errors_pb2.RuleViolationDetail:
+        """Set when the rules refused the command (code 9): which rule, as in SubmitCommand's status
+        details.
+        """
+
+    def __init__(self, *, code: builtins.int=..., message: builtins.str=..., violation: verrater.v1.errors_pb2.RuleViolationDetail | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['violation', b'violation']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['code', b'code', 'message', b'message', 'violation', b'violation']) -> None:
+        ...
+Global___CommandRefused: typing_extensions.TypeAlias = CommandRefused
+
+@typing.final
 class GetLogRequest(google.protobuf.message.Message):
     """Asks for the full log of a finished game."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor

@@ -28,6 +28,7 @@ class GameStub(object):
         self.GetView = channel.unary_unary('/verrater.v1.Game/GetView', request_serializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_view__pb2.PlayerView.FromString, _registered_method=True)
         self.SubmitCommand = channel.unary_unary('/verrater.v1.Game/SubmitCommand', request_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, _registered_method=True)
         self.Watch = channel.unary_stream('/verrater.v1.Game/Watch', request_serializer=verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GameUpdate.FromString, _registered_method=True)
+        self.Play = channel.stream_stream('/verrater.v1.Game/Play', request_serializer=verrater_dot_v1_dot_game__pb2.PlayRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.PlayUpdate.FromString, _registered_method=True)
         self.GetLog = channel.unary_unary('/verrater.v1.Game/GetLog', request_serializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GameLog.FromString, _registered_method=True)
         self.GetRuleset = channel.unary_unary('/verrater.v1.Game/GetRuleset', request_serializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_ruleset__pb2.Ruleset.FromString, _registered_method=True)
         self.CreateGame = channel.unary_unary('/verrater.v1.Game/CreateGame', request_serializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.FromString, _registered_method=True)
@@ -61,6 +62,20 @@ class GameServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Play one seat over one stream: the cheapest way for a player or a bot to play. The first
+        message opens the game; the server then sends the caller's view whenever its seat must
+        decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent
+        on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or
+        refused (with the status code SubmitCommand would have failed with; the stream stays open).
+        A decision costs one message each way instead of a call. The stream ends after the final
+        view; it fails with INVALID_ARGUMENT when the first message is not an open, or a later one
+        is; PERMISSION_DENIED without a seat in the game; UNAUTHENTICATED when the token expires.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetLog(self, request, context):
         """The complete, unredacted log of a finished game with its hash chain, for audit and replay.
         FAILED_PRECONDITION while the game is still running.
@@ -85,7 +100,7 @@ class GameServicer(object):
         raise NotImplementedError('Method not implemented!')
 
 def add_GameServicer_to_server(servicer, server):
-    rpc_method_handlers = {'GetView': grpc.unary_unary_rpc_method_handler(servicer.GetView, request_deserializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.FromString, response_serializer=verrater_dot_v1_dot_view__pb2.PlayerView.SerializeToString), 'SubmitCommand': grpc.unary_unary_rpc_method_handler(servicer.SubmitCommand, request_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.SerializeToString), 'Watch': grpc.unary_stream_rpc_method_handler(servicer.Watch, request_deserializer=verrater_dot_v1_dot_game__pb2.WatchRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GameUpdate.SerializeToString), 'GetLog': grpc.unary_unary_rpc_method_handler(servicer.GetLog, request_deserializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GameLog.SerializeToString), 'GetRuleset': grpc.unary_unary_rpc_method_handler(servicer.GetRuleset, request_deserializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.FromString, response_serializer=verrater_dot_v1_dot_ruleset__pb2.Ruleset.SerializeToString), 'CreateGame': grpc.unary_unary_rpc_method_handler(servicer.CreateGame, request_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.SerializeToString)}
+    rpc_method_handlers = {'GetView': grpc.unary_unary_rpc_method_handler(servicer.GetView, request_deserializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.FromString, response_serializer=verrater_dot_v1_dot_view__pb2.PlayerView.SerializeToString), 'SubmitCommand': grpc.unary_unary_rpc_method_handler(servicer.SubmitCommand, request_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.SerializeToString), 'Watch': grpc.unary_stream_rpc_method_handler(servicer.Watch, request_deserializer=verrater_dot_v1_dot_game__pb2.WatchRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GameUpdate.SerializeToString), 'Play': grpc.stream_stream_rpc_method_handler(servicer.Play, request_deserializer=verrater_dot_v1_dot_game__pb2.PlayRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.PlayUpdate.SerializeToString), 'GetLog': grpc.unary_unary_rpc_method_handler(servicer.GetLog, request_deserializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GameLog.SerializeToString), 'GetRuleset': grpc.unary_unary_rpc_method_handler(servicer.GetRuleset, request_deserializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.FromString, response_serializer=verrater_dot_v1_dot_ruleset__pb2.Ruleset.SerializeToString), 'CreateGame': grpc.unary_unary_rpc_method_handler(servicer.CreateGame, request_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.SerializeToString)}
     generic_handler = grpc.method_handlers_generic_handler('verrater.v1.Game', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
     server.add_registered_method_handlers('verrater.v1.Game', rpc_method_handlers)
@@ -105,6 +120,10 @@ class Game(object):
     @staticmethod
     def Watch(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
         return grpc.experimental.unary_stream(request, target, '/verrater.v1.Game/Watch', verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.GameUpdate.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.stream_stream(request_iterator, target, '/verrater.v1.Game/Play', verrater_dot_v1_dot_game__pb2.PlayRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.PlayUpdate.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def GetLog(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):

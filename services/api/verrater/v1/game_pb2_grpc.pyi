@@ -30,19 +30,20 @@ GRPC_VERSION: str
 _GameGetViewType = typing_extensions.TypeVar('_GameGetViewType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView])
 _GameSubmitCommandType = typing_extensions.TypeVar('_GameSubmitCommandType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse])
 _GameWatchType = typing_extensions.TypeVar('_GameWatchType', grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], default=grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate])
+_GamePlayType = typing_extensions.TypeVar('_GamePlayType', grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], default=grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate])
 _GameGetLogType = typing_extensions.TypeVar('_GameGetLogType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog])
 _GameGetRulesetType = typing_extensions.TypeVar('_GameGetRulesetType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset])
 _GameCreateGameType = typing_extensions.TypeVar('_GameCreateGameType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse])
 
-class GameStub(typing.Generic[_GameGetViewType, _GameSubmitCommandType, _GameWatchType, _GameGetLogType, _GameGetRulesetType, _GameCreateGameType]):
+class GameStub(typing.Generic[_GameGetViewType, _GameSubmitCommandType, _GameWatchType, _GamePlayType, _GameGetLogType, _GameGetRulesetType, _GameCreateGameType]):
     """Plays games. Any replica serves any game: the state lives in the game's event log."""
 
     @typing.overload
-    def __init__(self: GameStub[grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]], channel: grpc.Channel) -> None:
+    def __init__(self: GameStub[grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]], channel: grpc.Channel) -> None:
         ...
 
     @typing.overload
-    def __init__(self: GameStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]], channel: grpc.aio.Channel) -> None:
+    def __init__(self: GameStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]], channel: grpc.aio.Channel) -> None:
         ...
     GetView: _GameGetViewType
     "The game as the caller's seat sees it now."
@@ -50,13 +51,15 @@ class GameStub(typing.Generic[_GameGetViewType, _GameSubmitCommandType, _GameWat
     "Apply one command for the caller's seat. A rule violation fails with FAILED_PRECONDITION\n    and a RuleViolationDetail in the status details; a stale expected_version with ABORTED; a\n    malformed command with INVALID_ARGUMENT. A retried command_id is applied once.\n    "
     Watch: _GameWatchType
     "The game live from from_version, as the caller may see it. What is sent depends on the\n    mode: every event (redacted for the caller), or only views. A client that reconnects\n    resumes from the last version it saw. The stream ends after the game's last event.\n    "
+    Play: _GamePlayType
+    "Play one seat over one stream: the cheapest way for a player or a bot to play. The first\n    message opens the game; the server then sends the caller's view whenever its seat must\n    decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent\n    on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or\n    refused (with the status code SubmitCommand would have failed with; the stream stays open).\n    A decision costs one message each way instead of a call. The stream ends after the final\n    view; it fails with INVALID_ARGUMENT when the first message is not an open, or a later one\n    is; PERMISSION_DENIED without a seat in the game; UNAUTHENTICATED when the token expires.\n    "
     GetLog: _GameGetLogType
     'The complete, unredacted log of a finished game with its hash chain, for audit and replay.\n    FAILED_PRECONDITION while the game is still running.\n    '
     GetRuleset: _GameGetRulesetType
     'The standard ruleset (card table included) for a player count and variant, so a client can\n    show the numbers a new game would be played with.\n    '
     CreateGame: _GameCreateGameType
     'Start a game: used by the lobby, and by sandbox tools with a fixed seed or setup.'
-GameAsyncStub: typing_extensions.TypeAlias = GameStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]]
+GameAsyncStub: typing_extensions.TypeAlias = GameStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]]
 
 class GameServicer(metaclass=abc.ABCMeta):
     """Plays games. Any replica serves any game: the state lives in the game's event log."""
@@ -77,6 +80,18 @@ class GameServicer(metaclass=abc.ABCMeta):
         """The game live from from_version, as the caller may see it. What is sent depends on the
         mode: every event (redacted for the caller), or only views. A client that reconnects
         resumes from the last version it saw. The stream ends after the game's last event.
+        """
+
+    @abc.abstractmethod
+    def Play(self, request_iterator: _MaybeAsyncIterator[verrater.v1.game_pb2.PlayRequest], context: _ServicerContext) -> typing.Union[collections.abc.Iterator[verrater.v1.game_pb2.PlayUpdate], collections.abc.AsyncIterator[verrater.v1.game_pb2.PlayUpdate]]:
+        """Play one seat over one stream: the cheapest way for a player or a bot to play. The first
+        message opens the game; the server then sends the caller's view whenever its seat must
+        decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent
+        on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or
+        refused (with the status code SubmitCommand would have failed with; the stream stays open).
+        A decision costs one message each way instead of a call. The stream ends after the final
+        view; it fails with INVALID_ARGUMENT when the first message is not an open, or a later one
+        is; PERMISSION_DENIED without a seat in the game; UNAUTHENTICATED when the token expires.
         """
 
     @abc.abstractmethod
