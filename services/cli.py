@@ -43,7 +43,7 @@ def _bench_game(args: argparse.Namespace) -> int:
     from services.bench.game import run_game_bench
 
     redis_url = args.redis_url or os.environ.get("REDIS_URL")
-    result = run_game_bench(args.games, args.think_ms, args.duration, redis_url)
+    result = run_game_bench(args.games, args.think_ms, args.duration, redis_url, args.api)
     _print_figures(result, as_json=args.json)
     return 0
 
@@ -202,6 +202,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="mean think time per decision (0: closed loop)",
     )
     game.add_argument("--duration", type=float, default=20.0, help="seconds of load")
+    game.add_argument(
+        "--api",
+        choices=("play", "unary"),
+        default="play",
+        help="how seats play: one Play stream each (default), or a Watch stream in TURNS mode "
+        "and a SubmitCommand call per decision",
+    )
     game.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private redis-server)")
     game.add_argument("--json", action="store_true", help="print one JSON object")
     game.set_defaults(handler=_bench_game)

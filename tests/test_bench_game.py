@@ -8,19 +8,25 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_bench_game_plays_through_the_service_and_reports_its_figures(redis_url: str) -> None:
+@pytest.mark.parametrize("api", ["play", "unary"])
+def test_bench_game_plays_through_the_service_and_reports_its_figures(
+    redis_url: str, api: str
+) -> None:
     done = subprocess.run(
         [
             sys.executable, "-m", "services.cli", "bench", "game",
-            "--games", "2", "--think-ms", "0", "--duration", "6",
-            "--redis-url", redis_url, "--json",
+            "--games", "2", "--think-ms", "0", "--duration", "5",
+            "--api", api, "--redis-url", redis_url, "--json",
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     figures = json.loads(done.stdout)
+    assert figures["api"] == api
     for key in ("commands_per_s", "p50_ms", "p99_ms", "events_per_s", "rebuild_ms"):
         assert figures[key] > 0, key
     assert figures["p50_ms"] <= figures["p99_ms"]
@@ -30,6 +36,7 @@ def test_bench_game_plays_through_the_service_and_reports_its_figures(redis_url:
     assert figures["events_per_s"] > figures["commands_per_s"]
     assert figures["games_finished"] >= 1  # so rebuild_ms timed a real finished game
     assert figures["server_cpu_ms_per_command"] is None or figures["server_cpu_ms_per_command"] > 0
+    assert figures["client_cpu_utilisation"] > 0
 
 
 def test_bench_echo_reports_this_machines_floor_per_grpc_call() -> None:

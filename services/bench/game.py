@@ -39,6 +39,8 @@ from .common import (
 )
 
 BENCH_SECRET = "bench-secret-only-for-this-local-benchmark-run"
+#: How the seats may play: one Play stream each, or Watch (TURNS) plus SubmitCommand calls.
+APIS = ("play", "unary")
 
 
 @dataclass
@@ -92,22 +94,72 @@ async def _play_seat(
         turns.cancel()
 
 
-async def _play_games(
+async def _play_seat_on_stream(
     stub: game_pb2_grpc.GameAsyncStub,
-    issuer: TokenIssuer,
+    game_id: str,
+    token: tuple[tuple[str, str], ...],
     think_ms: float,
     *,
     rng: random.Random,
     tally: _Tally,
 ) -> None:
+    """One seat of one game over one Play stream: a turn comes in with the seat's view, the
+    decision goes out on the same stream, and its result comes back on it."""
+    call = stub.Play(metadata=token)
+    try:
+        await call.write(game_pb2.PlayRequest(open=game_pb2.PlayOpen(game_id=game_id)))
+        sent = 0.0
+        while (message := await call.read()) is not aio.EOF:
+            assert isinstance(message, game_pb2.PlayUpdate)
+            if message.HasField("result"):
+                result = message.result
+                if result.HasField("applied"):
+                    tally.latencies_ms.append((time.perf_counter() - sent) * 1000)
+                    tally.events += result.applied.event_count
+                elif result.refused.code == grpc.StatusCode.ABORTED.value[0]:
+                    # Another seat's simultaneous decision (the hand limit) moved the game on:
+                    # the stream brings this seat's next turn.
+                    tally.stale += 1
+                else:
+                    raise RuntimeError(f"command refused: {result.refused}")
+                continue
+            update = message.turn
+            if update.view.phase == events_pb2.PHASE_GAME_OVER:
+                return
+            if think_ms > 0:
+                await asyncio.sleep(rng.expovariate(1000.0 / think_ms))
+            sent = time.perf_counter()
+            await call.write(
+                game_pb2.PlayRequest(
+                    command=game_pb2.SubmitCommandRequest(
+                        expected_version=update.version,
+                        command_id=f"{game_id}-{update.version}-{update.view.seat}",
+                        command=rng.choice(update.view.legal),
+                    )
+                )
+            )
+    finally:
+        call.cancel()
+
+
+async def _play_games(
+    stub: game_pb2_grpc.GameAsyncStub,
+    issuer: TokenIssuer,
+    think_ms: float,
+    *,
+    api: str,
+    rng: random.Random,
+    tally: _Tally,
+) -> None:
     """One game slot: play random games back to back until cancelled."""
+    play_seat = _play_seat_on_stream if api == "play" else _play_seat
     service = bearer(issuer.mint("bench", role=Role.SERVICE))
     while True:
         created = await stub.CreateGame(game_pb2.CreateGameRequest(players=4), metadata=service)
         game_id = created.game_id
         await asyncio.gather(
             *[
-                _play_seat(
+                play_seat(
                     stub,
                     game_id,
                     bearer(issuer.mint(f"{game_id}-{seat}", game_id=game_id, seat=seat)),
@@ -156,8 +208,8 @@ async def _rebuild_ms(redis_url: str, game_id: str | None, repeats: int = 30) ->
 
 
 async def _run(
-    games: int, think_ms: float, duration: float, redis_url: str
-) -> dict[str, float | None]:
+    games: int, think_ms: float, duration: float, redis_url: str, api: str
+) -> dict[str, float | str | None]:
     port = free_port()
     env = {
         "REDIS_URL": redis_url,
@@ -175,16 +227,18 @@ async def _run(
             issuer = TokenIssuer(BENCH_SECRET)
             tally = _Tally()
             cpu_before = cpu_seconds(server.pid)
+            own_cpu_before = time.process_time()
             started = time.monotonic()
             slots = [
                 asyncio.create_task(
-                    _play_games(stub, issuer, think_ms, rng=random.Random(i), tally=tally)
+                    _play_games(stub, issuer, think_ms, api=api, rng=random.Random(i), tally=tally)
                 )
                 for i in range(games)
             ]
             done, _ = await asyncio.wait(slots, timeout=duration)
             elapsed = time.monotonic() - started
             cpu_after = cpu_seconds(server.pid)
+            own_cpu = time.process_time() - own_cpu_before
             for slot in slots:
                 slot.cancel()
             await asyncio.gather(*slots, return_exceptions=True)
@@ -196,6 +250,7 @@ async def _run(
     return {
         "games": games,
         "think_ms": think_ms,
+        "api": api,
         "seconds": round(elapsed, 2),
         "commands": len(tally.latencies_ms),
         "commands_per_s": round(len(tally.latencies_ms) / elapsed, 1),
@@ -216,14 +271,23 @@ async def _run(
             if cpu_before is not None and cpu_after is not None
             else None
         ),
+        # The load generator shares the machine: when it nears one core, its own event loop
+        # delays the replies it times.
+        "client_cpu_utilisation": round(own_cpu / elapsed, 2),
     }
 
 
 def run_game_bench(
-    games: int, think_ms: float, duration: float, redis_url: str | None
-) -> dict[str, float | None]:
-    """Run the benchmark against `redis_url`, or a private redis-server when None."""
+    games: int, think_ms: float, duration: float, redis_url: str | None, api: str = "play"
+) -> dict[str, float | str | None]:
+    """Run the benchmark against `redis_url`, or a private redis-server when None.
+
+    `api` is how the seats play: "play" (one Play stream per seat) or "unary" (a Watch stream
+    in TURNS mode and one SubmitCommand call per decision).
+    """
+    if api not in APIS:
+        raise ValueError(f"api must be one of {', '.join(APIS)}")
     if redis_url:
-        return asyncio.run(_run(games, think_ms, duration, redis_url))
+        return asyncio.run(_run(games, think_ms, duration, redis_url, api))
     with local_redis() as url:
-        return asyncio.run(_run(games, think_ms, duration, url))
+        return asyncio.run(_run(games, think_ms, duration, url, api))
