@@ -232,6 +232,7 @@ def _with_identity(
             _bind(method, trace_id, identity)
             async for item in inner_stream(request, context):
                 yield item
+                del item  # not held while the next is awaited
 
         return grpc.unary_stream_rpc_method_handler(
             stream, handler.request_deserializer, handler.response_serializer
@@ -244,6 +245,7 @@ def _with_identity(
             _bind(method, trace_id, identity)
             async for item in inner_bidi(requests, context):
                 yield item
+                del item
 
         return grpc.stream_stream_rpc_method_handler(
             bidi, handler.request_deserializer, handler.response_serializer

@@ -302,6 +302,7 @@ class GameServicer(game_pb2_grpc.GameServicer):
                 )
                 async for update in updates:
                     yield _update_message(update, game_id)
+                    del update  # not held while the next is awaited
         except _Abort as abort:
             await _abort(context, abort)
 
@@ -309,7 +310,13 @@ class GameServicer(game_pb2_grpc.GameServicer):
         self, requests: AsyncIterator[game_pb2.PlayRequest], context: Context
     ) -> AsyncIterator[game_pb2.PlayUpdate]:
         """One seat's game over one stream: its turns go out, its commands come in, and each
-        command is answered in order (see game.proto)."""
+        command is answered in order (see game.proto).
+
+        Two tasks feed one outbox, the seat's turns and the answers to its commands, and this
+        generator sends what they put in it. The stream ends after the final view, once the
+        command in hand (if any) is answered. No message is held longer than it takes to send
+        it: with hundreds of streams waiting, what each holds is what the collector walks.
+        """
         try:
             identity = _identity()
             first = await anext(aiter(requests), None)
@@ -322,75 +329,83 @@ class GameServicer(game_pb2_grpc.GameServicer):
             seat = _seat(identity, game_id)
             if first.open.from_version < 0:
                 _fail(grpc.StatusCode.INVALID_ARGUMENT, "from_version cannot be negative")
-            async for message in self._play(requests, identity, game_id, seat, first.open):
-                yield message
+            outbox: asyncio.Queue[game_pb2.PlayUpdate | Exception | None] = asyncio.Queue()
+            deciding = asyncio.Lock()
+            turns = asyncio.create_task(
+                self._follow_turns(game_id, seat, first.open.from_version, outbox, deciding)
+            )
+            commands = asyncio.create_task(
+                self._take_commands(requests, identity, game_id, outbox, deciding)
+            )
+            del first
+            try:
+                while True:
+                    item = await outbox.get()
+                    if item is None:
+                        break
+                    if isinstance(item, Exception):
+                        raise item
+                    yield item
+                    del item
+            finally:
+                turns.cancel()
+                commands.cancel()
+                await asyncio.gather(turns, commands, return_exceptions=True)
         except _Abort as abort:
             await _abort(context, abort)
 
-    async def _play(
+    async def _follow_turns(
+        self,
+        game_id: str,
+        seat: int,
+        from_version: int,
+        outbox: asyncio.Queue[game_pb2.PlayUpdate | Exception | None],
+        deciding: asyncio.Lock,
+    ) -> None:
+        """A Play stream's turns into its outbox; at the end, stop taking commands."""
+        try:
+            with _client_errors():
+                async for update in self.app.updates(game_id, seat, from_version, WatchMode.TURNS):
+                    outbox.put_nowait(game_pb2.PlayUpdate(turn=_update_message(update, game_id)))
+                    del update
+        except Exception as error:  # handed to the stream, which ends with it
+            outbox.put_nowait(error)
+            return
+        async with deciding:  # a command in hand is answered before the stream ends
+            outbox.put_nowait(None)
+
+    async def _take_commands(
         self,
         requests: AsyncIterator[game_pb2.PlayRequest],
         identity: Identity,
         game_id: str,
-        seat: int,
-        opened: game_pb2.PlayOpen,
-    ) -> AsyncIterator[game_pb2.PlayUpdate]:
-        """Two tasks feed one outbox: the seat's turns, and the answers to its commands. The
-        stream ends after the final view, once the command in hand (if any) is answered."""
-        outbox: asyncio.Queue[game_pb2.PlayUpdate | Exception | None] = asyncio.Queue()
-        deciding = asyncio.Lock()
-
-        async def follow_turns() -> None:
-            try:
-                with _client_errors():
-                    turns = self.app.updates(game_id, seat, opened.from_version, WatchMode.TURNS)
-                    async for update in turns:
-                        outbox.put_nowait(
-                            game_pb2.PlayUpdate(turn=_update_message(update, game_id))
-                        )
-            except Exception as error:  # handed to the stream, which ends with it
-                outbox.put_nowait(error)
-                return
-            async with deciding:  # a command in hand is answered before the stream ends
-                commands.cancel()
-            outbox.put_nowait(None)
-
-        async def take_commands() -> None:
-            try:
-                async for request in requests:
-                    kind = request.WhichOneof("request")
-                    if kind != "command":
-                        _fail(
-                            grpc.StatusCode.INVALID_ARGUMENT,
-                            "a Play stream is opened once: send only `command` messages after "
-                            "the first"
-                            if kind == "open"
-                            else "a PlayRequest must carry `open` or `command`",
-                        )
-                    if identity.expires_at <= time.time():
-                        _fail(
-                            grpc.StatusCode.UNAUTHENTICATED,
-                            "the token has expired; refresh it with the lobby and open a new "
-                            "Play stream",
-                        )
-                    async with deciding:
-                        outbox.put_nowait(
-                            await self._play_command(request.command, identity, game_id)
-                        )
-            except Exception as error:  # handed to the stream, which ends with it
-                outbox.put_nowait(error)
-
-        turns_task = asyncio.create_task(follow_turns())
-        commands = asyncio.create_task(take_commands())
+        outbox: asyncio.Queue[game_pb2.PlayUpdate | Exception | None],
+        deciding: asyncio.Lock,
+    ) -> None:
+        """A Play stream's commands, decided one at a time, their answers into its outbox."""
         try:
-            while (item := await outbox.get()) is not None:
-                if isinstance(item, Exception):
-                    raise item
-                yield item
-        finally:
-            turns_task.cancel()
-            commands.cancel()
-            await asyncio.gather(turns_task, commands, return_exceptions=True)
+            async for request in requests:
+                kind = request.WhichOneof("request")
+                if kind != "command":
+                    _fail(
+                        grpc.StatusCode.INVALID_ARGUMENT,
+                        "a Play stream is opened once: send only `command` messages after the "
+                        "first"
+                        if kind == "open"
+                        else "a PlayRequest must carry `open` or `command`",
+                    )
+                if identity.expires_at <= time.time():
+                    _fail(
+                        grpc.StatusCode.UNAUTHENTICATED,
+                        "the token has expired; refresh it with the lobby and open a new Play "
+                        "stream",
+                    )
+                async with deciding:
+                    answer = await self._play_command(request.command, identity, game_id)
+                    outbox.put_nowait(answer)
+                del request, answer
+        except Exception as error:  # handed to the stream, which ends with it
+            outbox.put_nowait(error)
 
     async def _play_command(
         self, request: game_pb2.SubmitCommandRequest, identity: Identity, game_id: str

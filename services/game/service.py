@@ -365,9 +365,11 @@ class GameApplication:
             if mode is WatchMode.EVENTS:
                 async for update in self._event_updates(game, seat, after_version):
                     yield update
+                    del update  # not held while the next is awaited
             else:
                 async for update in self._view_updates(game, seat, after_version, mode):
                     yield update
+                    del update
 
     async def _event_updates(
         self, game: _CachedGame, seat: int | None, after_version: int
