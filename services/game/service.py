@@ -204,18 +204,33 @@ class GameApplication:
         store: EventStore,
         *,
         cache_size: int = 10_000,
+        finished_cache_size: int = 256,
         announce: Callable[[str, GameState, str], None] | None = None,
     ) -> None:
         """`announce(game_id, state, command_id)` hears of every state this replica appended
-        (and of each game it loads cold), so bots and turn timers can act on it."""
+        (and of each game it loads cold), so bots and turn timers can act on it.
+
+        At most `cache_size` games stay cached, and of those at most `finished_cache_size`
+        finished ones (the most recently finished): a finished game is only read again for its
+        log or a late view, and rebuilding it from the store takes a millisecond or two, while
+        every cached event is an object the garbage collector walks for as long as it stays.
+        """
         self.store = store
         self._cache: OrderedDict[str, _CachedGame] = OrderedDict()
         self._cache_size = cache_size
+        # Cached finished games, oldest finish first (watched ones leave it until unwatched).
+        self._finished: OrderedDict[str, None] = OrderedDict()
+        self._finished_cache_size = finished_cache_size
         self._announce = announce or (lambda game_id, state, command_id: None)
         ACTIVE_GAMES.set_function(self._active_games)
 
     def _active_games(self) -> int:
         return sum(1 for game in self._cache.values() if game.state.phase is not Phase.GAME_OVER)
+
+    @property
+    def cached_games(self) -> int:
+        """How many games this replica holds in its cache."""
+        return len(self._cache)
 
     # --- loading -------------------------------------------------------------------------
 
@@ -231,6 +246,7 @@ class GameApplication:
             # turn is applied at most once per seat and version, so repeats are harmless).
             self._announce(game_id, game.state, "")
             self._evict()
+            self._retire_if_finished(game_id, game)
         self._cache.move_to_end(game_id)
         return game
 
@@ -242,6 +258,21 @@ class GameApplication:
             if victim is None:
                 return
             del self._cache[victim]
+            self._finished.pop(victim, None)
+
+    def _retire_if_finished(self, game_id: str, game: _CachedGame) -> None:
+        """Count a cached game that is over among the finished ones, and drop the oldest
+        finished games beyond `finished_cache_size` that nobody watches (a watched one is
+        counted again when its last watcher leaves)."""
+        if game.state.phase is not Phase.GAME_OVER or self._cache.get(game_id) is not game:
+            return
+        self._finished[game_id] = None
+        self._finished.move_to_end(game_id)
+        while len(self._finished) > self._finished_cache_size:
+            oldest, _ = self._finished.popitem(last=False)
+            cached = self._cache.get(oldest)
+            if cached is not None and not cached.watchers:
+                del self._cache[oldest]
 
     async def _top_up(self, game_id: str, game: _CachedGame) -> None:
         """Fold whatever other replicas appended since the cached version."""
@@ -252,6 +283,7 @@ class GameApplication:
             for record in records:
                 state = evolve(state, record.event)
             game.apply(records, state)
+            self._retire_if_finished(game_id, game)
 
     async def state(self, game_id: str, *, fresh: bool = True) -> GameState:
         """The game's current state (topped up from the store unless `fresh` is False)."""
@@ -324,6 +356,7 @@ class GameApplication:
                 before = game.state
                 game.apply(records, state)
                 self._announce(game_id, state, command_id)
+                self._retire_if_finished(game_id, game)
                 return CommandResult(current + 1, tuple(events), before, state, False)
         raise StaleVersion(expected_version or game.state.version, game.state.version)
 
@@ -438,9 +471,11 @@ class GameApplication:
             yield
         finally:
             game.watchers -= 1
-            if game.watchers == 0 and game.follower is not None:
-                game.follower.cancel()
-                game.follower = None
+            if game.watchers == 0:
+                if game.follower is not None:
+                    game.follower.cancel()
+                    game.follower = None
+                self._retire_if_finished(game_id, game)
 
     async def _follow(self, game_id: str, game: _CachedGame) -> None:
         """Top the cache up whenever the store shows a version this replica has not applied.
