@@ -126,12 +126,18 @@ async def test_an_append_with_a_warm_head_cache_is_one_round_trip(
     store = make_store()
     await store.append(GAME, 0, [b"deal"])
     sent: list[object] = []
+    call = store._call
     execute = store.redis.execute_command
+
+    async def counting_call(*args: Any) -> Any:
+        sent.append(args[0])
+        return await call(*args)
 
     async def counting_execute(*args: Any, **options: Any) -> Any:
         sent.append(args[0])
         return await execute(*args, **options)
 
+    monkeypatch.setattr(store, "_call", counting_call)
     monkeypatch.setattr(store.redis, "execute_command", counting_execute)
     await store.append(GAME, 1, [b"bid", b"play"])
 

@@ -444,21 +444,16 @@ class RedisEventStore(EventStore):
         self._slots = asyncio.Semaphore(max_connections)
         if self.redis.connection_pool.connection_kwargs.get("decode_responses"):
             raise ValueError("the event store reads raw payload bytes: drop decode_responses")
-        # Stream replies are parsed by _events_from_entries: the store's stream reads go through
-        # a second client on the same pool (no more connections) whose XRANGE and XREVRANGE
-        # replies stay raw, so self.redis keeps redis-py's usual replies for everyone else.
-        self._streams = Redis(connection_pool=self.redis.connection_pool)
+        # The store's own commands (append, read, head) go through _call, on connections of its
+        # own made by the pool's factory: replies stay raw (stream entries are parsed by
+        # _events_from_entries), and redis-py's per-command machinery stays out of the way.
+        self._idle: list[AbstractConnection] = []
         self._reader = Redis.from_url(
             url, single_connection_client=True, client_name=f"{client_name}-hub", **options
         )
         _pack_with_hiredis(self.redis)
         _pack_with_hiredis(self._reader)
-        for command, client in (
-            ("XRANGE", self._streams),
-            ("XREVRANGE", self._streams),
-            ("XREAD", self._reader),
-        ):
-            client.set_response_callback(command, _raw_reply)
+        self._reader.set_response_callback("XREAD", _raw_reply)
         self._append_script = self.redis.register_script(_APPEND_SCRIPT)
         self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self._head_cache_size = head_cache_size
@@ -519,14 +514,36 @@ class RedisEventStore(EventStore):
         (a restart, a failover, ``SCRIPT FLUSH``). Sent as a plain command: redis-py's Script
         wrapper and its ``evalsha`` decorators were a sixth of an append's client time."""
         try:
-            return await self.redis.execute_command(  # type: ignore[no-untyped-call]
-                "EVALSHA", self._append_script.sha, 1, key, *args
-            )
+            return await self._call("EVALSHA", self._append_script.sha, 1, key, *args)
         except NoScriptError:
-            self._append_script.sha = await self.redis.script_load(_APPEND_SCRIPT)
-            return await self.redis.execute_command(  # type: ignore[no-untyped-call]
-                "EVALSHA", self._append_script.sha, 1, key, *args
-            )
+            self._append_script.sha = _text(await self._call("SCRIPT", "LOAD", _APPEND_SCRIPT))
+            return await self._call("EVALSHA", self._append_script.sha, 1, key, *args)
+
+    async def _call(self, *args: Any) -> Any:
+        """One command on one of the store's own connections; the raw reply.
+
+        redis-py's ``execute_command`` wraps every command in a retry loop, observability hooks
+        and a pool checkout that validates the connection: a third of an append's client time.
+        Here a connection is taken from the store's idle list (at most ``max_connections``
+        are in use, see ``_execute``), and a connection error disconnects every idle one: after
+        a Redis restart they are all dead, and ``_execute``'s one retry must get a fresh one.
+        redis-py disconnects a connection itself when a command is interrupted mid-reply.
+        """
+        idle = self._idle
+        connection = (
+            idle.pop()
+            if idle
+            else self.redis.connection_pool.make_connection()  # type: ignore[no-untyped-call]
+        )
+        try:
+            await connection.send_command(*args, check_health=False)
+            return await connection.read_response()
+        except RedisConnectionError:
+            for other in idle:
+                await other.disconnect(nowait=True)
+            raise
+        finally:
+            idle.append(connection)
 
     async def read(
         self, game_id: str, after_version: int = 0, limit: int | None = None
@@ -535,11 +552,9 @@ class RedisEventStore(EventStore):
         self._check_open()
         check_game_id(game_id)
         check_read_args(after_version, limit)
-        entries, _ = await self._execute(
-            lambda: self._streams.xrange(
-                self.stream_key(game_id), min=f"0-{after_version + 1}", max="+", count=limit
-            )
-        )
+        key, first = self.stream_key(game_id), f"0-{after_version + 1}"
+        count: tuple[str | int, ...] = () if limit is None else ("COUNT", limit)
+        entries, _ = await self._execute(lambda: self._call("XRANGE", key, first, "+", *count))
         events = _events_from_entries(game_id, entries)
         if events:
             self.remember_head(game_id, events[-1].version, events[-1].hash)
@@ -554,7 +569,7 @@ class RedisEventStore(EventStore):
         self._check_open()
         check_game_id(game_id)
         entries, _ = await self._execute(
-            lambda: self._streams.xrevrange(self.stream_key(game_id), count=1)
+            lambda: self._call("XREVRANGE", self.stream_key(game_id), "+", "-", "COUNT", 1)
         )
         if not entries:
             return 0, GENESIS_HASH
@@ -634,6 +649,9 @@ class RedisEventStore(EventStore):
         await self._hub.stop(StoreClosed("the redis event store is closed"))
         await self._reader.aclose()
         await self.redis.aclose()
+        for connection in self._idle:
+            await connection.disconnect()
+        self._idle.clear()
 
     def remember_head(self, game_id: str, version: int, event_hash: str) -> None:
         """Record a (version, hash) this process has seen, for the next append's prev hash.
