@@ -14,6 +14,7 @@ import abc
 import time
 from dataclasses import dataclass
 
+from services.api.verrater.v1 import events_pb2
 from services.game.records import decode_record
 from services.game.store import EventStore
 
@@ -43,9 +44,24 @@ class FinishedGame:
 
 
 async def read_result(store: EventStore, game_id: str) -> GameResult:
-    """The result of a finished game, from its whole log (GameNotOver while it runs)."""
+    """The result of a finished game, from its whole log (GameNotOver while it runs).
+
+    A result needs the first event (who sat where), the last (the final score) and the
+    decisions a bot took for a seat whose timer ran out: only those are decoded into engine
+    events; the events in between are parsed as far as their flag.
+    """
     stored = await store.read(game_id)
-    return game_result(game_id, [decode_record(item.payload) for item in stored])
+    if len(stored) < 3:
+        return game_result(game_id, [decode_record(item.payload) for item in stored])
+    inner = [item.payload for item in stored[1:-1]]
+    records = [decode_record(stored[0].payload)]
+    records += [
+        decode_record(payload)
+        for payload in inner
+        if events_pb2.GameEvent.FromString(payload).turn_timer_expired
+    ]
+    records.append(decode_record(stored[-1].payload))
+    return game_result(game_id, records, log_length=len(stored))
 
 
 def now_ms() -> int:

@@ -115,13 +115,20 @@ def unranked_reason(created: GameCreated, timed_out: bool) -> UnrankedReason:
     return UnrankedReason.NONE
 
 
-def game_result(game_id: str, records: Sequence[Record]) -> GameResult:
-    """The result of the finished game whose whole log is `records`; GameNotOver otherwise."""
+def game_result(
+    game_id: str, records: Sequence[Record], *, log_length: int | None = None
+) -> GameResult:
+    """The result of the finished game whose log is `records`; GameNotOver otherwise.
+
+    `records` is the whole log, or (with `log_length`, the whole log's length) its first
+    record, its last, and every record a bot decided on a timeout in between: nothing else
+    changes the result.
+    """
     if not records:
         raise GameNotOver(game_id, 0)
     created, ended = records[0].event, records[-1].event
     if not isinstance(created, GameCreated) or not isinstance(ended, GameEnded):
-        raise GameNotOver(game_id, len(records))
+        raise GameNotOver(game_id, len(records) if log_length is None else log_length)
     replaced = {record.seat for record in records if record.turn_timer_expired}
     ranks = competition_ranks(ended.final_vp)
     seats = tuple(
