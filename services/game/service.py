@@ -141,10 +141,13 @@ class Update:
 
 @dataclass(slots=True)
 class _CachedGame:
-    """What a replica knows of one game: the fold of its log up to `state.version`."""
+    """What a replica knows of one game: the fold of its log up to `state.version`, and the
+    log itself as stored (bytes, decoded when needed: hundreds of cached games' decoded events
+    would be objects the garbage collector walks, and a young collection's pause grows with
+    them)."""
 
     state: GameState
-    records: list[Record] = field(default_factory=list)
+    payloads: list[bytes] = field(default_factory=list)
     # (seat, command id) -> (first version, last version) of the batch the command caused
     commands: dict[tuple[int, str], tuple[int, int]] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -160,17 +163,17 @@ class _CachedGame:
     # Why following the store stopped, for the watchers to raise.
     feed_error: EventStoreError | None = None
 
-    def apply(self, records: list[Record], state: GameState) -> None:
-        """Add whole batches (an append is atomic, so a read never splits one)."""
-        first = len(self.records) + 1
-        self.records.extend(records)
+    def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
+        """Add whole batches (an append is atomic, so a read never splits one): the records,
+        their stored bytes, and the state they lead to."""
+        first = len(self.payloads) + 1
+        self.payloads.extend(payloads)
         self.state = state
         self.notify()
         # A batch starts at a decision (a record with a seat) and runs to the next one.
-        starts = [first + i for i, record in enumerate(records) if record.seat >= 0]
-        for index, start in enumerate(starts):
-            end = starts[index + 1] - 1 if index + 1 < len(starts) else len(self.records)
-            decision = self.records[start - 1]
+        starts = [(first + i, record) for i, record in enumerate(records) if record.seat >= 0]
+        for index, (start, decision) in enumerate(starts):
+            end = starts[index + 1][0] - 1 if index + 1 < len(starts) else len(self.payloads)
             if decision.command_id:
                 self.commands[(decision.seat, decision.command_id)] = (start, end)
 
@@ -192,8 +195,11 @@ class _CachedGame:
             signal = self.turn_signals[seat] = asyncio.Event()
         return signal
 
+    def record(self, version: int) -> Record:
+        return decode_record(self.payloads[version - 1])
+
     def events(self, first: int, last: int) -> tuple[Event, ...]:
-        return tuple(record.event for record in self.records[first - 1 : last])
+        return tuple(decode_record(payload).event for payload in self.payloads[first - 1 : last])
 
 
 class GameApplication:
@@ -282,7 +288,7 @@ class GameApplication:
             state = game.state
             for record in records:
                 state = evolve(state, record.event)
-            game.apply(records, state)
+            game.apply(records, [item.payload for item in stored], state)
             self._retire_if_finished(game_id, game)
 
     async def state(self, game_id: str, *, fresh: bool = True) -> GameState:
@@ -304,12 +310,13 @@ class GameApplication:
         """Create a game: its first events (setup) are appended at version 0."""
         events, state = execute(initial_state(), command)
         records = [Record(event) for event in events]
+        payloads = [encode_record(r) for r in records]
         try:
-            await self.store.append(game_id, 0, [encode_record(r) for r in records])
+            await self.store.append(game_id, 0, payloads)
         except VersionConflict as conflict:
             raise GameAlreadyExists(game_id) from conflict
         game = _CachedGame(initial_state())
-        game.apply(records, state)
+        game.apply(records, payloads, state)
         self._cache[game_id] = game
         self._evict()
         self._announce(game_id, state, "")
@@ -331,9 +338,9 @@ class GameApplication:
             for _ in range(MAX_ATTEMPTS):
                 if command_id and (seat, command_id) in game.commands:
                     first, last = game.commands[(seat, command_id)]
-                    before = fold(record.event for record in game.records[: first - 1])
-                    after = fold(game.events(first, last), before)
-                    return CommandResult(first, game.events(first, last), before, after, True)
+                    before = fold(game.events(1, first - 1))
+                    batch = game.events(first, last)
+                    return CommandResult(first, batch, before, fold(batch, before), True)
                 current = game.state.version
                 if expected_version is not None and expected_version != current:
                     if expected_version < current:
@@ -345,16 +352,15 @@ class GameApplication:
                 events, state = execute(game.state, command)
                 records = [Record(events[0], command_id, turn_timer_expired)]
                 records.extend(Record(event) for event in events[1:])
+                payloads = [encode_record(r) for r in records]
                 try:
                     with APPEND_SECONDS.time():
-                        await self.store.append(
-                            game_id, current, [encode_record(r) for r in records]
-                        )
+                        await self.store.append(game_id, current, payloads)
                 except VersionConflict:
                     await self._top_up(game_id, game)
                     continue
                 before = game.state
-                game.apply(records, state)
+                game.apply(records, payloads, state)
                 self._announce(game_id, state, command_id)
                 self._retire_if_finished(game_id, game)
                 return CommandResult(current + 1, tuple(events), before, state, False)
@@ -408,13 +414,13 @@ class GameApplication:
         self, game: _CachedGame, seat: int | None, after_version: int
     ) -> AsyncIterator[Update]:
         """EVENTS mode: every record from the cache, redacted against the watcher's own fold."""
-        state = fold(record.event for record in game.records[:after_version])
+        state = fold(game.events(1, after_version))
         position = after_version
         while True:
             advanced = game.advanced
-            while position < len(game.records):
-                record = game.records[position]
+            while position < len(game.payloads):
                 position += 1
+                record = game.record(position)
                 visible = redact_event(record.event, seat, state)
                 state = evolve(state, record.event)
                 current = view(state, seat) if at_rest(state) else None
