@@ -833,8 +833,10 @@ def _command_cards(cards: Sequence[int]) -> tuple[int, ...]:
 # A view is mostly parts that recur from view to view and game to game: the same landscapes,
 # seats, last conflict and legal commands. Their messages are built once and shared (all the
 # inputs are frozen); a parent message copies a sub-message it is given, so sharing is safe as
-# long as nothing mutates these, which is why they stay private to view_to_proto.
-_SHARED_MESSAGES = 65_536
+# long as nothing mutates these, which is why they stay private to view_to_proto. The recent
+# ones are what recur (a game's next view shares most of its previous one): a bigger cache
+# mostly keeps old entries alive for the garbage collector to walk.
+_SHARED_MESSAGES = 4096
 _legal_command_to_proto = lru_cache(maxsize=_SHARED_MESSAGES)(command_to_proto)
 
 

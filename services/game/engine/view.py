@@ -155,16 +155,25 @@ def _ring(
     buildings: tuple[Building | None, ...],
 ) -> tuple[LandscapeView, ...]:
     """The ring as everyone sees it. It changes only when a building or a house does, so one
-    game asks for the same ring over and over (and every seat's view shares it)."""
+    game asks for the same ring over and over (and every seat's view shares it). A new ring
+    reuses the landscapes it shares with any ring seen before: one tuple, not fifteen objects
+    (a ring lives on in the cache, and what lives on is what the garbage collector walks)."""
     return tuple(
-        LandscapeView(
-            position=pos,
-            type=kind,
-            house=houses[pos],
-            building_owner=b.owner if b is not None else None,
-            building_side=b.side if b is not None else None,
-        )
+        _landscape(pos, kind, houses[pos], b)
         for pos, (kind, b) in enumerate(zip(kinds, buildings, strict=True))
+    )
+
+
+@lru_cache(maxsize=4096)
+def _landscape(
+    position: int, kind: LandscapeType, house: House, building: Building | None
+) -> LandscapeView:
+    return LandscapeView(
+        position=position,
+        type=kind,
+        house=house,
+        building_owner=building.owner if building is not None else None,
+        building_side=building.side if building is not None else None,
     )
 
 
