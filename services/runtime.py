@@ -71,6 +71,8 @@ LOBBY_ACTIONS = (
 PUBLIC_METHODS = frozenset({f"/{GAME_SERVICE}/GetRuleset", f"/{LOBBY_SERVICE}/RegisterGuest"})
 #: gRPC's default is 4 MiB; no legitimate request of ours comes near 1 MiB.
 MAX_MESSAGE_BYTES = 1024 * 1024
+#: New calls gRPC core may hold until the event loop takes them (see start_backend).
+MAX_PENDING_CALLS = 10_000
 
 
 @dataclass(frozen=True)
@@ -224,7 +226,15 @@ async def start_backend(
     limiter = RateLimiter(config.rate_limits())
     server = aio.server(
         interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS, limiter)],
-        options=[("grpc.max_receive_message_length", MAX_MESSAGE_BYTES), ("grpc.so_reuseport", 0)],
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.so_reuseport", 0),
+            # New calls wait in gRPC core until the event loop takes them. Past 1,000 waiting
+            # (core's default) core cancels them: 400 games starting at once (1,600 Play
+            # streams) lost some that way. A burst of reconnecting clients queues instead.
+            ("grpc.server.max_pending_requests", MAX_PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", 2 * MAX_PENDING_CALLS),
+        ],
     )
     health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
