@@ -69,8 +69,10 @@ class GameServicer(object):
         on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or
         refused (with the status code SubmitCommand would have failed with; the stream stays open).
         A decision costs one message each way instead of a call. The stream ends after the final
-        view; it fails with INVALID_ARGUMENT when the first message is not an open, or a later one
-        is; PERMISSION_DENIED without a seat in the game; UNAUTHENTICATED when the token expires.
+        view, once the command being decided (if any) is answered; commands the server has not
+        taken by then are not answered (the game is over). It fails with INVALID_ARGUMENT when the
+        first message is not an open, or a later one is; PERMISSION_DENIED without a seat in the
+        game; NOT_FOUND for an unknown game; UNAUTHENTICATED when the token expires.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

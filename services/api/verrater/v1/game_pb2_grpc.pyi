@@ -52,7 +52,7 @@ class GameStub(typing.Generic[_GameGetViewType, _GameSubmitCommandType, _GameWat
     Watch: _GameWatchType
     "The game live from from_version, as the caller may see it. What is sent depends on the\n    mode: every event (redacted for the caller), or only views. A client that reconnects\n    resumes from the last version it saw. The stream ends after the game's last event.\n    "
     Play: _GamePlayType
-    "Play one seat over one stream: the cheapest way for a player or a bot to play. The first\n    message opens the game; the server then sends the caller's view whenever its seat must\n    decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent\n    on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or\n    refused (with the status code SubmitCommand would have failed with; the stream stays open).\n    A decision costs one message each way instead of a call. The stream ends after the final\n    view; it fails with INVALID_ARGUMENT when the first message is not an open, or a later one\n    is; PERMISSION_DENIED without a seat in the game; UNAUTHENTICATED when the token expires.\n    "
+    "Play one seat over one stream: the cheapest way for a player or a bot to play. The first\n    message opens the game; the server then sends the caller's view whenever its seat must\n    decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent\n    on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or\n    refused (with the status code SubmitCommand would have failed with; the stream stays open).\n    A decision costs one message each way instead of a call. The stream ends after the final\n    view, once the command being decided (if any) is answered; commands the server has not\n    taken by then are not answered (the game is over). It fails with INVALID_ARGUMENT when the\n    first message is not an open, or a later one is; PERMISSION_DENIED without a seat in the\n    game; NOT_FOUND for an unknown game; UNAUTHENTICATED when the token expires.\n    "
     GetLog: _GameGetLogType
     'The complete, unredacted log of a finished game with its hash chain, for audit and replay.\n    FAILED_PRECONDITION while the game is still running.\n    '
     GetRuleset: _GameGetRulesetType
@@ -90,8 +90,10 @@ class GameServicer(metaclass=abc.ABCMeta):
         on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or
         refused (with the status code SubmitCommand would have failed with; the stream stays open).
         A decision costs one message each way instead of a call. The stream ends after the final
-        view; it fails with INVALID_ARGUMENT when the first message is not an open, or a later one
-        is; PERMISSION_DENIED without a seat in the game; UNAUTHENTICATED when the token expires.
+        view, once the command being decided (if any) is answered; commands the server has not
+        taken by then are not answered (the game is over). It fails with INVALID_ARGUMENT when the
+        first message is not an open, or a later one is; PERMISSION_DENIED without a seat in the
+        game; NOT_FOUND for an unknown game; UNAUTHENTICATED when the token expires.
         """
 
     @abc.abstractmethod
