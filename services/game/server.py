@@ -228,19 +228,22 @@ class GameServicer(game_pb2_grpc.GameServicer):
     ) -> game_pb2.SubmitCommandResponse:
         """Apply one command for the caller's seat; a retried command id is applied once."""
         try:
-            game_id = _game_id(request.game_id)
-            return await self._submit(request, _identity(), game_id)
+            return await self._submit(request, caller(), request.game_id)
         except _Abort as abort:
             await _abort(context, abort)
 
     async def _submit(
-        self, request: game_pb2.SubmitCommandRequest, identity: Identity, game_id: str
+        self, request: game_pb2.SubmitCommandRequest, identity: Identity | None, game_id: str
     ) -> game_pb2.SubmitCommandResponse:
-        """One command of SubmitCommand or of a Play stream; refusals raise _Abort."""
+        """One command of SubmitCommand or of a Play stream; refusals raise _Abort (and, like
+        applied commands, count in the command metrics)."""
         started = time.perf_counter()
         kind = request.command.WhichOneof("command") or "none"
         outcome = "applied"
         try:
+            game_id = _game_id(game_id)
+            if identity is None:
+                identity = _identity()
             seat = _seat(identity, game_id)
             bind_call(game_id=game_id, seat=seat, command_id=request.command_id[:MAX_COMMAND_ID])
             if request.turn_timer_expired and identity.role is not Role.SERVICE:
