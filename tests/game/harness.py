@@ -13,6 +13,7 @@ from grpc import aio
 
 from services.api.verrater.v1 import commands_pb2, game_pb2, game_pb2_grpc, view_pb2
 from services.auth import Role, TokenIssuer, bearer
+from services.game.engine import Event, fold
 from services.game.store import EventStore
 from services.runtime import Backend, Config, start_backend
 
@@ -109,6 +110,21 @@ class ScriptedGame:
                 return spectator
             await self.step()
         raise AssertionError("the game did not end")
+
+
+def assert_only_own_secrets(
+    views: list[view_pb2.PlayerView], events: list[Event], seat: int
+) -> None:
+    """Each of `seat`'s views holds exactly the seat's own secrets at its version, and no one
+    else's: its own hand and pick, and other seats' picks only once revealed."""
+    for view in views:
+        state = fold(events[: view.version])
+        assert view.seat == seat
+        assert list(view.hand.cards) == list(state.hands[seat])
+        if not state.revealed:
+            assert not any(other.HasField("revealed_pick") for other in view.seats)
+        if view.HasField("pick"):
+            assert state.picks[seat] is not None
 
 
 def status_of(error: grpc.aio.AioRpcError) -> grpc.StatusCode:

@@ -23,7 +23,7 @@ from services.game.engine import fold
 from services.game.records import decode_record
 from services.game.store import EventStore, InMemoryEventStore, RedisEventStore
 from services.runtime import Config, start_backend
-from tests.game.harness import SECRET, Client, running_server
+from tests.game.harness import SECRET, Client, assert_only_own_secrets, running_server
 
 ABORTED = grpc.StatusCode.ABORTED.value[0]
 FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION.value[0]
@@ -142,15 +142,7 @@ async def test_seats_play_a_whole_game_over_play_streams_seeing_only_their_own_s
             assert views[-1].version == final.version
             versions = [view.version for view in views]
             assert versions == sorted(set(versions))
-            for view in views:
-                # Exactly the seat's own secrets at that version, and no one else's.
-                state = fold(events[: view.version])
-                assert view.seat == seat
-                assert list(view.hand.cards) == list(state.hands[seat])
-                if not state.revealed:
-                    assert not any(other.HasField("revealed_pick") for other in view.seats)
-                if view.HasField("pick"):
-                    assert state.picks[seat] is not None
+            assert_only_own_secrets(views, events, seat)
 
 
 async def test_a_play_stream_on_one_replica_plays_with_seats_on_another(

@@ -18,7 +18,7 @@ from services.api.verrater.v1 import events_pb2, game_pb2, view_pb2
 from services.game.engine import fold, to_act
 from services.game.records import decode_record
 from services.game.store import EventStore, InMemoryEventStore, RedisEventStore
-from tests.game.harness import Client, running_server
+from tests.game.harness import Client, assert_only_own_secrets, running_server
 from tests.support.waiting import wait_until
 
 
@@ -104,15 +104,7 @@ async def test_seats_play_a_whole_game_from_their_turns_streams(store: EventStor
             versions = [view.version for view in views]
             assert versions == sorted(set(versions))
             events = [decode_record(item.payload).event for item in stored]
-            for view in views:
-                # Exactly the seat's own secrets at that version, and no one else's.
-                state = fold(events[: view.version])
-                assert view.seat == seat
-                assert list(view.hand.cards) == list(state.hands[seat])
-                if not state.revealed:
-                    assert not any(other.HasField("revealed_pick") for other in view.seats)
-                if view.HasField("pick"):
-                    assert state.picks[seat] is not None
+            assert_only_own_secrets(views, events, seat)
 
 
 async def test_a_turns_watch_on_one_replica_sees_commands_applied_on_another(
