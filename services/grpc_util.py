@@ -224,30 +224,22 @@ def _with_identity(
         return grpc.unary_unary_rpc_method_handler(
             unary, handler.request_deserializer, handler.response_serializer
         )
-    if handler.unary_stream:
-        inner_stream: Any = handler.unary_stream
+    # A response stream, to one request (unary_stream) or to a request stream (stream_stream):
+    # the first argument is passed through either way.
+    inner_stream: Any = handler.unary_stream or handler.stream_stream
+    if inner_stream is None:
+        return handler
 
-        async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
-            _identity.set(identity)
-            _bind(method, trace_id, identity)
-            async for item in inner_stream(request, context):
-                yield item
-                del item  # not held while the next is awaited
+    async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
+        _identity.set(identity)
+        _bind(method, trace_id, identity)
+        async for item in inner_stream(request, context):
+            yield item
+            del item  # not held while the next is awaited
 
-        return grpc.unary_stream_rpc_method_handler(
-            stream, handler.request_deserializer, handler.response_serializer
-        )
-    if handler.stream_stream:
-        inner_bidi: Any = handler.stream_stream
-
-        async def bidi(requests: Any, context: Context) -> AsyncIterator[Any]:
-            _identity.set(identity)
-            _bind(method, trace_id, identity)
-            async for item in inner_bidi(requests, context):
-                yield item
-                del item
-
-        return grpc.stream_stream_rpc_method_handler(
-            bidi, handler.request_deserializer, handler.response_serializer
-        )
-    return handler
+    make = (
+        grpc.unary_stream_rpc_method_handler
+        if handler.unary_stream
+        else grpc.stream_stream_rpc_method_handler
+    )
+    return make(stream, handler.request_deserializer, handler.response_serializer)
