@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 
 import grpc
 import pytest
@@ -23,17 +22,8 @@ from services.game.codec import decode_event
 from services.game.engine import Phase, fold
 from services.game.records import decode_record
 from services.game.service import GameApplication
-from services.game.store import EventStore, InMemoryEventStore, RedisEventStore, verify_chain
+from services.game.store import EventStore, RedisEventStore, verify_chain
 from tests.game.harness import ScriptedGame, running_server
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
-    if request.param == "memory":
-        yield InMemoryEventStore()
-    else:
-        url = request.getfixturevalue("fresh_redis_url")
-        yield RedisEventStore.from_url(url)
 
 
 async def _assert_intact(store: EventStore, game_id: str) -> None:

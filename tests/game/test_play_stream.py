@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 
 import grpc
 import pytest
@@ -29,14 +28,6 @@ ABORTED = grpc.StatusCode.ABORTED.value[0]
 FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION.value[0]
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT.value[0]
 RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
-    if request.param == "memory":
-        yield InMemoryEventStore()
-    else:
-        yield RedisEventStore.from_url(request.getfixturevalue("fresh_redis_url"))
 
 
 def _open(game_id: str, from_version: int = 0) -> game_pb2.PlayRequest:

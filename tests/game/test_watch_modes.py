@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections.abc import AsyncIterator
 
 import grpc
 import pytest
@@ -17,17 +16,9 @@ import pytest
 from services.api.verrater.v1 import events_pb2, game_pb2, view_pb2
 from services.game.engine import fold, to_act
 from services.game.records import decode_record
-from services.game.store import EventStore, InMemoryEventStore, RedisEventStore
+from services.game.store import EventStore, RedisEventStore
 from tests.game.harness import Client, assert_only_own_secrets, running_server
 from tests.support.waiting import wait_until
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def store(request: pytest.FixtureRequest) -> AsyncIterator[EventStore]:
-    if request.param == "memory":
-        yield InMemoryEventStore()
-    else:
-        yield RedisEventStore.from_url(request.getfixturevalue("fresh_redis_url"))
 
 
 def _turns(client: Client, game_id: str, seat: int, from_version: int = 0) -> object:
