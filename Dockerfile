@@ -4,7 +4,7 @@
 #   docker run IMAGE                      all services in one process, in memory (embedded mode)
 #   docker run IMAGE serve game|lobby|ai  one gRPC service (distributed mode: REDIS_URL, ...)
 #   docker run IMAGE worker               the Celery workers that run the bots
-# Configuration is the environment (services/runtime.py, Config.from_env); see docs/OPERATING.md.
+# Configuration is the environment (services/bootstrap.py, Config.from_env); see docs/OPERATING.md.
 
 ARG PYTHON_VERSION=3.11
 

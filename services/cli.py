@@ -11,9 +11,9 @@ from typing import Any
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from services.game.engine import Ruleset
-    from services.game.engine.simulate import play_random_game
-    from services.game.story import tell
+    from services.audit.story import tell
+    from services.engine import Ruleset
+    from services.engine.simulate import play_random_game
 
     rng = random.Random(args.seed)
     game = play_random_game(Ruleset.standard(args.players), rng)
@@ -98,8 +98,9 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
     from dataclasses import replace
 
+    from services.bootstrap import ALL_SERVICES, serve
+    from services.config import Config
     from services.observability import configure_logging
-    from services.runtime import ALL_SERVICES, Config, serve
 
     config = Config.from_env()
     overrides = {

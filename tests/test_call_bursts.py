@@ -9,8 +9,9 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc
-from services.game.store import InMemoryEventStore
-from services.runtime import Config, start_backend
+from services.bootstrap import start_backend
+from services.config import Config
+from services.eventstore import InMemoryEventStore
 
 
 async def test_three_thousand_calls_arriving_at_once_are_all_answered() -> None:

@@ -25,11 +25,11 @@ from grpc import aio
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.audit.export import LogEntry
 from services.audit.verify import audit
-from services.auth import Role, TokenIssuer, bearer
 from services.bench.common import free_port, wait_until_serving
+from services.codec.records import decode_record
 from services.devtools.redis_server import RedisServer
-from services.game.records import decode_record
-from services.game.store import RedisEventStore
+from services.eventstore import RedisEventStore
+from services.rpc.tokens import Role, TokenIssuer, bearer
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "faults-test-secret-at-least-32-bytes-long"

@@ -31,8 +31,8 @@ from services.api.verrater.v1 import (
     lobby_pb2_grpc,
     view_pb2,
 )
-from services.auth import Role, TokenIssuer, bearer
 from services.bench.common import free_port
+from services.rpc.tokens import Role, TokenIssuer, bearer
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "fuzz-test-secret-at-least-32-bytes-long!"

@@ -25,10 +25,10 @@ from services.api.verrater.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
 )
-from services.auth import Role, TokenIssuer, bearer
 from services.bench.common import free_port, wait_until_serving
-from services.game.records import decode_record
-from services.game.store import RedisEventStore
+from services.codec.records import decode_record
+from services.eventstore import RedisEventStore
+from services.rpc.tokens import Role, TokenIssuer, bearer
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "serve-test-secret-at-least-32-bytes-long"

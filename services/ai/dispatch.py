@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from services.game.engine import GameState, Phase, to_act
+from services.engine import GameState, Phase, to_act
 from services.observability import BOT_QUEUE_DEPTH, BOT_TASK_SECONDS
 
 from .turns import BotTurn, GameClient, play_bot_turn

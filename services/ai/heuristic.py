@@ -18,7 +18,7 @@ import math
 import random
 from dataclasses import dataclass
 
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     BuildingSide,
     ChooseConflict,
@@ -36,7 +36,7 @@ from services.game.engine import (
     PlaySupply,
     Ruleset,
 )
-from services.game.engine.cards import (
+from services.engine.cards import (
     DIPLOMAT_BONUS,
     DRAW_CAP,
     HAND_LIMIT,

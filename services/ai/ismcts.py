@@ -30,7 +30,7 @@ import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from services.game.engine import (
+from services.engine import (
     GameState,
     Phase,
     PlayerCommand,
@@ -40,7 +40,7 @@ from services.game.engine import (
     legal_commands,
     to_act,
 )
-from services.game.engine.infoset import sample_state
+from services.engine.infoset import sample_state
 
 from .heuristic import HeuristicPolicy, explain, scores
 from .knowledge import Knowledge

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     Building,
     BuildingSide,
@@ -23,7 +23,7 @@ from services.game.engine import (
     PlayerView,
     Ruleset,
 )
-from services.game.engine.cards import BUILDINGS_PER_PLAYER
+from services.engine.cards import BUILDINGS_PER_PLAYER
 
 
 class Knowledge:

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Protocol
 
-from services.game.engine import PlayerCommand, PlayerView, Ruleset
+from services.engine import PlayerCommand, PlayerView, Ruleset
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,9 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import ai_pb2, ai_pb2_grpc, game_pb2, game_pb2_grpc, lobby_pb2
-from services.auth import METADATA_KEY
-from services.game.codec import command_to_proto, ruleset_from_proto, view_from_proto
-from services.grpc_util import Context, caller
+from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
+from services.rpc.interceptor import Context, caller
+from services.rpc.tokens import METADATA_KEY
 
 from .levels import policy_for_level
 

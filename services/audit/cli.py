@@ -59,7 +59,7 @@ def _fail(command: str, problem: object) -> int:
 def _fetch(game_id: str, args: argparse.Namespace) -> list[LogEntry]:
     import asyncio
 
-    from services.runtime import Config
+    from services.config import Config
 
     from .client import fetch_log
 

@@ -20,9 +20,9 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from services.api.verrater.v1 import events_pb2
-from services.game.codec import MalformedMessage
-from services.game.records import Record, decode_record
-from services.game.store import StoredEvent
+from services.codec import MalformedMessage
+from services.codec.records import Record, decode_record
+from services.eventstore import StoredEvent
 
 FORMAT = "verrater-game-log"
 FORMAT_VERSION = 1

@@ -13,9 +13,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from services.game.engine import ActionCard, Event, ExplicitSetup, House, LandscapeType
-from services.game.engine.cards import STARTING_HAND, SUPPLY_CARDS
-from services.game.engine.events import (
+from services.engine import ActionCard, Event, ExplicitSetup, House, LandscapeType
+from services.engine.cards import STARTING_HAND, SUPPLY_CARDS
+from services.engine.events import (
     ActionCardsDealt,
     CardsDiscarded,
     DiscardPileReshuffled,
@@ -27,7 +27,7 @@ from services.game.engine.events import (
     SupplyDealt,
     SupplyDiscarded,
 )
-from services.game.engine.rng import shuffled
+from services.engine.rng import shuffled
 
 from .findings import Finding, FindingKind, plain
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass, fields
 from enum import Enum, StrEnum
 from typing import Any
 
-from services.game.engine import Event, Ruleset
+from services.engine import Event, Ruleset
 
 
 class FindingKind(StrEnum):

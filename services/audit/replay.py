@@ -1,6 +1,6 @@
 """A game's log told round by round, for people (`verrater replay`).
 
-The public story is `services.game.story.tell`. A finished game's record is open, so each
+The public story is `services.audit.story.tell`. A finished game's record is open, so each
 chapter ends with what was hidden while it was played (the draw pile, the action card deal and
 picks, the cards drawn). A log of a game still running is told as a spectator sees it: every
 event is redacted first, and nothing hidden is shown.
@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.game.engine import (
+from services.audit.story import tell
+from services.engine import (
     ActionCard,
     Event,
     GameState,
@@ -20,7 +21,7 @@ from services.game.engine import (
     initial_state,
     redact_event,
 )
-from services.game.engine.events import (
+from services.engine.events import (
     ActionCardPicked,
     ActionCardsDealt,
     CardsDrawn,
@@ -29,7 +30,6 @@ from services.game.engine.events import (
     RoundStarted,
     SupplyDealt,
 )
-from services.game.story import tell
 
 from .export import LogEntry, LogFormatError, records_of
 

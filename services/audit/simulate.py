@@ -19,13 +19,13 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
-from services.auth import bearer
+from services.rpc.tokens import bearer
 
 from .client import FetchError, fetch_log
 from .export import LogEntry, write_jsonl
 
 if TYPE_CHECKING:
-    from services.runtime import Backend
+    from services.bootstrap import Backend
 
 LEVELS: dict[str, lobby_pb2.BotLevel.ValueType] = {
     "easy": lobby_pb2.BOT_LEVEL_EASY,
@@ -50,7 +50,8 @@ class SimulatedGame:
 
 
 async def _start_embedded() -> Backend:
-    from services.runtime import Config, start_backend
+    from services.bootstrap import start_backend
+    from services.config import Config
 
     return await start_backend(Config(bind="127.0.0.1:0"))
 

@@ -19,8 +19,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from services.game.codec import MalformedMessage
-from services.game.engine import (
+from services.codec import MalformedMessage
+from services.codec.records import Record, decode_record, encode_record
+from services.engine import (
     ChooseConflict,
     CreateGame,
     DiscardCards,
@@ -41,7 +42,7 @@ from services.game.engine import (
     execute,
     initial_state,
 )
-from services.game.engine.events import (
+from services.engine.events import (
     ActionCardPicked,
     BuildingFlipped,
     BuildingMoved,
@@ -55,8 +56,7 @@ from services.game.engine.events import (
     PointsAwarded,
     SupplyPlayed,
 )
-from services.game.records import Record, decode_record, encode_record
-from services.game.store import GENESIS_HASH, chain_hash
+from services.eventstore import GENESIS_HASH, chain_hash
 
 from .export import LogEntry, event_json
 from .fairness import Fairness

@@ -19,7 +19,7 @@ from typing import Any
 
 from services.ai import HeuristicPolicy, IsmctsPolicy, policy_for_level
 from services.ai.policy import Policy
-from services.game.engine import (
+from services.engine import (
     CreateGame,
     Phase,
     Ruleset,

@@ -22,12 +22,12 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
-from services.auth import Role, TokenIssuer, bearer
+from services.codec.records import Record, decode_record, encode_record
 from services.devtools.redis_server import local_redis
-from services.game.engine import Ruleset, fold
-from services.game.engine.simulate import play_random_game
-from services.game.records import Record, decode_record, encode_record
-from services.game.store import RedisEventStore
+from services.engine import Ruleset, fold
+from services.engine.simulate import play_random_game
+from services.eventstore import RedisEventStore
+from services.rpc.tokens import Role, TokenIssuer, bearer
 
 from .common import (
     cpu_ms_per,

@@ -31,9 +31,9 @@ from services.api.verrater.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
 )
-from services.auth import bearer
 from services.devtools.redis_server import local_redis
-from services.game.engine import DECISION_EVENTS
+from services.engine import DECISION_EVENTS
+from services.rpc.tokens import bearer
 
 from .common import free_port, percentile, verrater_process, wait_until_serving
 

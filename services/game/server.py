@@ -31,11 +31,7 @@ from services.api.verrater.v1 import (
     ruleset_pb2,
     view_pb2,
 )
-from services.auth import Identity, Role
-from services.grpc_util import Context, RateLimiter, caller
-from services.observability import COMMAND_SECONDS, COMMANDS, bind_call
-
-from .codec import (
+from services.codec import (
     MalformedCommand,
     command_from_proto,
     event_to_proto,
@@ -44,7 +40,7 @@ from .codec import (
     view_to_proto,
     violation_to_proto,
 )
-from .engine import (
+from services.engine import (
     CreateGame,
     Event,
     GameState,
@@ -56,7 +52,12 @@ from .engine import (
     redact_event,
     view,
 )
-from .engine.rng import new_seed
+from services.engine.rng import new_seed
+from services.eventstore import StoreUnavailable
+from services.observability import COMMAND_SECONDS, COMMANDS, bind_call
+from services.rpc.interceptor import Context, RateLimiter, caller
+from services.rpc.tokens import Identity, Role
+
 from .service import (
     GameAlreadyExists,
     GameApplication,
@@ -69,7 +70,6 @@ from .service import (
     VersionOutOfRange,
     WatchMode,
 )
-from .store import StoreUnavailable
 
 log = structlog.get_logger("verrater.game")
 GAME_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")

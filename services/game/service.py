@@ -17,9 +17,8 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 
-from services.observability import ACTIVE_GAMES, APPEND_SECONDS
-
-from .engine import (
+from services.codec.records import Record, decode_record, encode_record
+from services.engine import (
     CreateGame,
     Event,
     GameState,
@@ -35,8 +34,8 @@ from .engine import (
     to_act,
     view,
 )
-from .records import Record, decode_record, encode_record
-from .store import EventStore, EventStoreError, StoredEvent, VersionConflict
+from services.eventstore import EventStore, EventStoreError, StoredEvent, VersionConflict
+from services.observability import ACTIVE_GAMES, APPEND_SECONDS
 
 logger = logging.getLogger(__name__)
 

@@ -9,9 +9,8 @@ from google.protobuf import json_format
 from grpc import aio
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
-from services.auth import Role, TokenIssuer, bearer
-from services.game.codec import MalformedMessage, setup_from_proto
-from services.game.engine import (
+from services.codec import MalformedMessage, setup_from_proto
+from services.engine import (
     CreateGame,
     Ruleset,
     RuleViolation,
@@ -19,7 +18,8 @@ from services.game.engine import (
     execute,
     initial_state,
 )
-from services.game.engine.rng import new_seed
+from services.engine.rng import new_seed
+from services.rpc.tokens import Role, TokenIssuer, bearer
 
 from .model import ErrorKind, LobbyError
 from .store import LobbyUnavailable

@@ -15,8 +15,8 @@ from typing import NoReturn, TypeVar
 import grpc
 
 from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
-from services.auth import Identity
-from services.grpc_util import Context, caller
+from services.rpc.interceptor import Context, caller
+from services.rpc.tokens import Identity
 
 from .gateway import setup_to_dict
 from .model import ErrorKind, LobbyError, Player, Table, TableStatus

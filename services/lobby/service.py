@@ -17,8 +17,8 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from services.auth import Identity, TokenIssuer
-from services.game.engine import SeatAssignment
+from services.engine import SeatAssignment
+from services.rpc.tokens import Identity, TokenIssuer
 
 from . import model
 from .model import ErrorKind, LobbyError, Player, Table, TableStatus

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 
 from redis.asyncio import Redis
 
-from services.game.engine import GameState, Phase
+from services.engine import GameState, Phase
 
 log = logging.getLogger("verrater.stats")
 

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 
 from services.api.verrater.v1 import events_pb2
-from services.game.records import decode_record
-from services.game.store import EventStore
+from services.codec.records import decode_record
+from services.eventstore import EventStore
 
 from .ratings import PlayerRating, Standing, rated_result
 from .results import GameResult, game_result

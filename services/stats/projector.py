@@ -25,10 +25,10 @@ from typing import Any
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from services.game.codec import MalformedMessage
-from services.game.engine.events import GameEnded
-from services.game.records import decode_record
-from services.game.store import EventStore, RedisEventStore, StoreUnavailable
+from services.codec import MalformedMessage
+from services.codec.records import decode_record
+from services.engine.events import GameEnded
+from services.eventstore import EventStore, RedisEventStore, StoreUnavailable
 
 from .feed import GAME_ID_FIELD, INBOX_KEY
 from .projection import StatsUnavailable, read_result

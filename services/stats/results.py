@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from services.game.engine.events import GameCreated, GameEnded
-from services.game.records import Record
+from services.codec.records import Record
+from services.engine.events import GameCreated, GameEnded
 
 
 class UnrankedReason(StrEnum):

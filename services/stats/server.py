@@ -14,7 +14,7 @@ from typing import NoReturn, TypeVar
 import grpc
 
 from services.api.verrater.v1 import stats_pb2, stats_pb2_grpc
-from services.grpc_util import Context, caller
+from services.rpc.interceptor import Context, caller
 
 from .projection import DEFAULT_LIMIT, MAX_LIMIT, FinishedGame, StatsProjection, StatsUnavailable
 from .ratings import Standing

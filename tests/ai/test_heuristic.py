@@ -7,7 +7,7 @@ import random
 
 from services.ai import HeuristicPolicy, RandomPolicy
 from services.bench.bots import play_game
-from services.game.engine import (
+from services.engine import (
     BuildingSide,
     CreateGame,
     DiscardCards,

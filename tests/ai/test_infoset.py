@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     GameState,
     Phase,
@@ -27,9 +27,9 @@ from services.game.engine import (
     to_act,
     view,
 )
-from services.game.engine.cards import SUPPLY_CARDS
-from services.game.engine.infoset import sample_state
-from services.game.engine.simulate import play_random_game
+from services.engine.cards import SUPPLY_CARDS
+from services.engine.infoset import sample_state
+from services.engine.simulate import play_random_game
 
 ALL_SUPPLY = Counter(SUPPLY_CARDS)
 

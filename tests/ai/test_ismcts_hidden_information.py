@@ -16,7 +16,7 @@ import pytest
 
 from services.ai import IsmctsPolicy
 from services.ai.policy import Policy
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     CreateGame,
     GameState,
@@ -30,7 +30,7 @@ from services.game.engine import (
     to_act,
     view,
 )
-from services.game.engine.infoset import sample_state
+from services.engine.infoset import sample_state
 from tests.engine.scenario import BUILDER, DECK, DIPLOMAT2, DIPLOMAT5, STRATEGIST, Game
 
 ITERATIONS = 60

@@ -15,7 +15,7 @@ from services.ai import (
     RandomPolicy,
     policy_for_level,
 )
-from services.game.engine import (
+from services.engine import (
     CreateGame,
     Phase,
     Ruleset,

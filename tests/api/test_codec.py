@@ -23,7 +23,7 @@ from services.api.verrater.v1 import (
     events_pb2,
     view_pb2,
 )
-from services.game.codec import (
+from services.codec import (
     MAX_COMMAND_CARDS,
     MalformedCommand,
     MalformedMessage,
@@ -42,7 +42,7 @@ from services.game.codec import (
     violation_from_proto,
     violation_to_proto,
 )
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     BuildingSide,
     CreateGame,
@@ -68,8 +68,8 @@ from services.game.engine import (
     to_act,
     view,
 )
-from services.game.engine.events import GameCreated
-from services.game.engine.simulate import PlayedGame, play_random_game
+from services.engine.events import GameCreated
+from services.engine.simulate import PlayedGame, play_random_game
 
 CONFIGS = [(3, False), (3, True), (4, False), (4, True)]
 GAMES_PER_CONFIG = 12

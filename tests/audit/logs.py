@@ -6,7 +6,8 @@ import random
 from collections.abc import Callable, Sequence
 
 from services.audit import LogEntry
-from services.game.engine import (
+from services.codec.records import Record, decode_record, encode_record
+from services.engine import (
     CreateGame,
     Event,
     ExplicitSetup,
@@ -18,10 +19,9 @@ from services.game.engine import (
     legal_commands,
     to_act,
 )
-from services.game.engine.simulate import play_random_game
-from services.game.records import Record, decode_record, encode_record
-from services.game.store import GENESIS_HASH
-from services.game.store.base import chain_events
+from services.engine.simulate import play_random_game
+from services.eventstore import GENESIS_HASH
+from services.eventstore.base import chain_events
 
 
 def chained(payloads: Sequence[bytes]) -> list[LogEntry]:

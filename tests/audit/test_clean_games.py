@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.audit import FindingKind, audit
-from services.game.engine import (
+from services.engine import (
     DEFAULT_CARD_TABLE,
     ActionCard,
     CardTable,
@@ -14,7 +14,7 @@ from services.game.engine import (
     ScoreReason,
     deciding_seat,
 )
-from services.game.engine.events import (
+from services.engine.events import (
     DiscardPileReshuffled,
     GameEnded,
     PointsAwarded,

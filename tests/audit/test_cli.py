@@ -10,7 +10,7 @@ import pytest
 
 from services.audit import LogEntry, write_jsonl
 from services.audit.cli import add_commands
-from services.game.engine.events import PointsAwarded
+from services.engine.events import PointsAwarded
 
 from .logs import edited, events_of, index_of, random_log
 

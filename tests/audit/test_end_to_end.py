@@ -10,8 +10,8 @@ import pytest
 
 from services.audit import LogEntry, audit, read_log, tell_story
 from services.audit.client import TOKEN_ENV, FetchError, choose_token, fetch_log
-from services.auth import TokenIssuer
-from services.game.store import InMemoryEventStore
+from services.eventstore import InMemoryEventStore
+from services.rpc.tokens import TokenIssuer
 from tests.game.harness import SECRET, ScriptedGame, running_server
 
 from .test_cli import run

@@ -12,8 +12,9 @@ import pytest
 from services.audit import audit, read_log
 from services.audit.cli import add_commands
 from services.audit.simulate import SimulationError, add_simulate_command, simulate
-from services.game.engine.events import GameCreated, GameEnded
-from services.runtime import Config, start_backend
+from services.bootstrap import start_backend
+from services.config import Config
+from services.engine.events import GameCreated, GameEnded
 
 
 def run(argv: Sequence[str]) -> int:

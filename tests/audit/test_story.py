@@ -6,10 +6,9 @@ from collections.abc import Iterable, Iterator
 
 import pytest
 
-from services.audit import replay, tell_story
-from services.game import story
-from services.game.engine import Event, deciding_seat
-from services.game.engine.events import (
+from services.audit import replay, story, tell_story
+from services.engine import Event, deciding_seat
+from services.engine.events import (
     ActionCardPicked,
     ActionCardsDealt,
     CardsDrawn,

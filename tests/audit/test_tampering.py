@@ -8,8 +8,9 @@ import pytest
 
 from services.audit import AuditReport, Finding, FindingKind, audit
 from services.audit.export import LogEntry
-from services.game.engine import House
-from services.game.engine.events import (
+from services.codec.records import decode_record, encode_record
+from services.engine import House
+from services.engine.events import (
     ActionCardsDealt,
     ConflictResolved,
     DiscardPileReshuffled,
@@ -23,7 +24,6 @@ from services.game.engine.events import (
     SupplyDealt,
     SupplyPlayed,
 )
-from services.game.records import decode_record, encode_record
 
 from .logs import (
     chained,

@@ -31,12 +31,13 @@ from services.api.verrater.v1 import (
 )
 from services.audit.export import LogEntry
 from services.audit.verify import audit
-from services.auth import bearer
-from services.game.engine import deciding_seat
-from services.game.records import decode_record
-from services.game.store import InMemoryEventStore, RedisEventStore
+from services.bootstrap import Backend, start_backend
+from services.codec.records import decode_record
+from services.config import Config
+from services.engine import deciding_seat
+from services.eventstore import InMemoryEventStore, RedisEventStore
 from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
-from services.runtime import Backend, Config, start_backend
+from services.rpc.tokens import bearer
 
 SECRET = "bots-test-secret-at-least-32-bytes-long!"
 Metadata = tuple[tuple[str, str]]

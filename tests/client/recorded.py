@@ -7,8 +7,8 @@ import random
 from dataclasses import dataclass
 
 from services.api.verrater.v1 import game_pb2, ruleset_pb2
-from services.game.codec import event_to_proto, ruleset_to_proto, view_to_proto
-from services.game.engine import (
+from services.codec import event_to_proto, ruleset_to_proto, view_to_proto
+from services.engine import (
     CreateGame,
     Event,
     GameState,

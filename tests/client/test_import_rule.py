@@ -49,8 +49,8 @@ def test_the_client_imports_only_the_public_api_stdlib_rich_and_grpc() -> None:
 
 
 def test_the_rule_catches_server_imports() -> None:
-    assert not allowed("services.game.engine")
-    assert not allowed("services.runtime")
+    assert not allowed("services.engine")
+    assert not allowed("services.bootstrap")
     assert not allowed("services.api.generate")
     assert not allowed("redis")
     assert allowed("services.api.verrater.v1")

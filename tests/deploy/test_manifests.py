@@ -39,7 +39,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from services.runtime import Config
+from services.config import Config
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE_FILE = ROOT / "docker-compose.yml"
@@ -47,7 +47,7 @@ DOCKERFILE = ROOT / "Dockerfile"
 DOCKERIGNORE = ROOT / ".dockerignore"
 K8S = ROOT / "deploy" / "k8s"
 KUSTOMIZATION = K8S / "kustomization.yaml"
-RUNTIME_SOURCE = ROOT / "services" / "runtime.py"
+CONFIG_SOURCE = ROOT / "services" / "config.py"
 COMPOSE_SCHEMA = Path(__file__).with_name("compose-spec.json")
 
 IMAGE = "verrater"
@@ -71,7 +71,7 @@ SECRET_ENV_FILE = "token-secret.env"
 @cache
 def config_env_names() -> frozenset[str]:
     """The variables `Config.from_env` reads: every `env.get("NAME", ...)` in its body."""
-    tree = ast.parse(RUNTIME_SOURCE.read_text())
+    tree = ast.parse(CONFIG_SOURCE.read_text())
     config = next(
         node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Config"
     )
@@ -562,7 +562,7 @@ def in_build_context(path: str) -> bool:
 
 
 def test_the_build_context_holds_the_package_and_nothing_else() -> None:
-    for path in ("pyproject.toml", "README.md", "services/cli.py", "services/runtime.py"):
+    for path in ("pyproject.toml", "README.md", "services/cli.py", "services/bootstrap.py"):
         assert in_build_context(path), path
     for path in (
         ".git/HEAD",
@@ -614,7 +614,7 @@ def test_the_build_context_builds_a_wheel_with_the_verrater_command(tmp_path: Pa
         entry_points = next(name for name in names if name.endswith("entry_points.txt"))
         scripts = archive.read(entry_points).decode()
     assert "services/api/verrater/v1/game_pb2.py" in names
-    assert "services/game/engine/data/landscapes.json" in names
+    assert "services/engine/data/landscapes.json" in names
     assert "verrater = services.cli:main" in scripts
 
 

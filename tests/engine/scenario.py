@@ -12,7 +12,7 @@ from typing import TypeVar
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     DEFAULT_CARD_TABLE,
     ActionCard,
     CardTable,
@@ -42,7 +42,7 @@ from services.game.engine import (
     to_act,
     view,
 )
-from services.game.engine.events import PointsAwarded
+from services.engine.events import PointsAwarded
 
 EAGLE, ROSE = House.EAGLE, House.ROSE
 TRAITOR = ActionCard.TRAITOR

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     BuildingSide,
     FlipBuilding,
     MoveBuilding,
@@ -16,14 +16,14 @@ from services.game.engine import (
     legal_commands,
     to_act,
 )
-from services.game.engine.events import (
+from services.engine.events import (
     ActionCardsRevealed,
     BuildingFlipped,
     BuildingMoved,
     BuildingPlaced,
     BuildPassed,
 )
-from services.game.engine.state import Building
+from services.engine.state import Building
 from tests.engine.scenario import BUILDER, STRATEGIST, Game, first_legal_conflict, only
 
 ESTATE, TRADING_POST = BuildingSide.ESTATE, BuildingSide.TRADING_POST

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     ChooseConflict,
     Phase,
     Ruleset,
@@ -16,8 +16,8 @@ from services.game.engine import (
     legal_commands,
     to_act,
 )
-from services.game.engine.events import ConflictChosen
-from services.game.engine.simulate import play_random_game
+from services.engine.events import ConflictChosen
+from services.engine.simulate import play_random_game
 from tests.engine.scenario import EAGLE, STRATEGIST, Game, only, ring
 
 

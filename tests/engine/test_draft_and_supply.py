@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     PickActionCard,
     PlaySupply,
     ViolationCode,
     to_act,
 )
-from services.game.engine.events import ActionCardsDealt, ActionCardsRevealed, SupplyPlayed
+from services.engine.events import ActionCardsDealt, ActionCardsRevealed, SupplyPlayed
 from tests.engine.scenario import (
     BUILDER,
     DIPLOMAT2,

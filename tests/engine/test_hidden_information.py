@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from services.game.engine import (
+from services.engine import (
     CreateGame,
     Phase,
     PickActionCard,
@@ -21,7 +21,7 @@ from services.game.engine import (
     legal_commands,
     to_act,
 )
-from services.game.engine.events import (
+from services.engine.events import (
     ActionCardPicked,
     ActionCardsDealt,
     CardsDrawn,

@@ -8,7 +8,7 @@ from itertools import combinations
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     BuildingSide,
     ChooseConflict,

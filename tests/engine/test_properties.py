@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     BuildingSide,
     ChooseConflict,
@@ -36,9 +36,9 @@ from services.game.engine import (
     to_act,
     view,
 )
-from services.game.engine.cards import MAX_TRADING_POSTS, SUPPLY_CARDS
-from services.game.engine.events import Event
-from services.game.engine.state import evolve
+from services.engine.cards import MAX_TRADING_POSTS, SUPPLY_CARDS
+from services.engine.events import Event
+from services.engine.state import evolve
 
 ALL_SUPPLY = Counter(SUPPLY_CARDS)
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     DEFAULT_CARD_TABLE,
     ActionCard,
     BuildingSide,
@@ -14,14 +14,14 @@ from services.game.engine import (
     LandscapeType,
     ScoreReason,
 )
-from services.game.engine.events import (
+from services.engine.events import (
     ActionCardsRevealed,
     AllegianceSwitched,
     ConflictResolved,
     LandscapeFlipped,
     PointsAwarded,
 )
-from services.game.engine.state import Building
+from services.engine.state import Building
 from tests.engine.scenario import (
     BUILDER,
     DIPLOMAT2,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     BuildingSide,
     ChooseConflict,
@@ -17,7 +17,7 @@ from services.game.engine import (
     ViolationCode,
     to_act,
 )
-from services.game.engine.events import (
+from services.engine.events import (
     ActionCardsDealt,
     ActionCardsRevealed,
     CardsDrawn,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     BuildingSide,
     ChooseConflict,
     CreateGame,

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from services.game.engine import (
+from services.engine import (
     BuildingSide,
     CreateGame,
     ExplicitSetup,
@@ -21,7 +21,7 @@ from services.game.engine import (
     supply_count,
     to_act,
 )
-from services.game.engine.events import RoundStarted, SupplyDealt
+from services.engine.events import RoundStarted, SupplyDealt
 from tests.engine.scenario import DECK, EAGLE, ROSE, STANDARD_RING, Game, only, ring
 
 SUPPLY_CARDS = Counter({2: 5, 3: 5, 4: 5, 5: 5, 6: 2, 8: 1})

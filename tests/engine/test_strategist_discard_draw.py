@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from services.game.engine import (
+from services.engine import (
     ActionCard,
     BuildingSide,
     DiscardCards,
@@ -16,7 +16,7 @@ from services.game.engine import (
     supply_count,
     to_act,
 )
-from services.game.engine.events import (
+from services.engine.events import (
     CardsDiscarded,
     CardsDrawn,
     DiscardPileReshuffled,

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.game.store import EventStore, InMemoryEventStore, RedisEventStore
+from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
 
 
 @pytest.fixture(params=["memory", "redis"])

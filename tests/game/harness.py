@@ -12,10 +12,11 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import commands_pb2, game_pb2, game_pb2_grpc, view_pb2
-from services.auth import Role, TokenIssuer, bearer
-from services.game.engine import Event, fold
-from services.game.store import EventStore
-from services.runtime import Backend, Config, start_backend
+from services.bootstrap import Backend, start_backend
+from services.config import Config
+from services.engine import Event, fold
+from services.eventstore import EventStore
+from services.rpc.tokens import Role, TokenIssuer, bearer
 
 SECRET = "test-secret-not-for-production-32-bytes-long"
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import random
 
-from services.game.engine import CreateGame, Ruleset, fold
-from services.game.engine.simulate import play_random_game
-from services.game.records import Record, decode_record, encode_record
+from services.codec.records import Record, decode_record, encode_record
+from services.engine import CreateGame, Ruleset, fold
+from services.engine.simulate import play_random_game
+from services.eventstore import InMemoryEventStore
 from services.game.service import GameApplication, WatchMode
-from services.game.store import InMemoryEventStore
 
 
 async def _store_finished_games(store: InMemoryEventStore, count: int) -> list[str]:

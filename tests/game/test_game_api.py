@@ -17,12 +17,12 @@ from services.api.verrater.v1 import (
 )
 from services.audit.export import LogEntry
 from services.audit.verify import audit
-from services.auth import TokenIssuer, bearer
-from services.game.codec import decode_event
-from services.game.engine import Phase, fold
-from services.game.records import decode_record
+from services.codec import decode_event
+from services.codec.records import decode_record
+from services.engine import Phase, fold
+from services.eventstore import EventStore, RedisEventStore, verify_chain
 from services.game.service import GameApplication
-from services.game.store import EventStore, RedisEventStore, verify_chain
+from services.rpc.tokens import TokenIssuer, bearer
 from tests.game.harness import ScriptedGame, running_server
 
 

@@ -17,11 +17,12 @@ import pytest
 from grpc import aio
 
 from services.api.verrater.v1 import commands_pb2, errors_pb2, events_pb2, game_pb2, view_pb2
-from services.auth import bearer
-from services.game.engine import fold
-from services.game.records import decode_record
-from services.game.store import EventStore, InMemoryEventStore, RedisEventStore
-from services.runtime import Config, start_backend
+from services.bootstrap import start_backend
+from services.codec.records import decode_record
+from services.config import Config
+from services.engine import fold
+from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
+from services.rpc.tokens import bearer
 from tests.game.harness import SECRET, Client, assert_only_own_secrets, running_server
 
 ABORTED = grpc.StatusCode.ABORTED.value[0]

@@ -15,10 +15,11 @@ from services.api.verrater.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
 )
-from services.auth import Role, bearer
-from services.game.store import InMemoryEventStore
+from services.bootstrap import Backend, start_backend
+from services.config import Config
+from services.eventstore import InMemoryEventStore
 from services.lobby.store import InMemoryLobbyStore
-from services.runtime import Backend, Config, start_backend
+from services.rpc.tokens import Role, bearer
 
 SECRET = "limits-test-secret-at-least-32-bytes-long"
 

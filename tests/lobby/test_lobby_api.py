@@ -20,10 +20,11 @@ from services.api.verrater.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
 )
-from services.auth import bearer
-from services.game.store import InMemoryEventStore, RedisEventStore
+from services.bootstrap import Backend, start_backend
+from services.config import Config
+from services.eventstore import InMemoryEventStore, RedisEventStore
 from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
-from services.runtime import Backend, Config, start_backend
+from services.rpc.tokens import bearer
 
 SECRET = "lobby-test-secret-at-least-32-bytes-long"
 

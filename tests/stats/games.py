@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from services.game.engine import (
+from services.codec.records import Record, encode_record
+from services.engine import (
     CreateGame,
     ExplicitSetup,
     Phase,
@@ -19,9 +20,8 @@ from services.game.engine import (
     legal_commands,
     to_act,
 )
-from services.game.engine.events import GameEnded
-from services.game.records import Record, encode_record
-from services.game.store import EventStore, InMemoryEventStore, RedisEventStore
+from services.engine.events import GameEnded
+from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
 from services.stats import InMemoryStats, RedisStats, StatsProjection, StatsProjector
 from services.stats.feed import INBOX_KEY
 from services.stats.projector import GROUP

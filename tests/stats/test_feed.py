@@ -6,9 +6,9 @@ import asyncio
 import random
 import uuid
 
-from services.game.engine import CreateGame, Phase, Ruleset, legal_commands, to_act
+from services.engine import CreateGame, Phase, Ruleset, legal_commands, to_act
+from services.eventstore import InMemoryEventStore, RedisEventStore
 from services.game.service import GameApplication
-from services.game.store import InMemoryEventStore, RedisEventStore
 from services.stats import FinishedGameFeed, InMemoryStats, RedisStats, StatsProjector
 
 from .games import humans

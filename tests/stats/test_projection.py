@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.game.engine import ExplicitSetup
+from services.engine import ExplicitSetup
 from services.stats import UnrankedReason
 from services.stats.ratings import DEFAULT_MU, DEFAULT_SIGMA
 

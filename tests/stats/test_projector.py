@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from services.game.records import encode_record
-from services.game.store import RedisEventStore, StoredEvent
+from services.codec.records import encode_record
+from services.eventstore import RedisEventStore, StoredEvent
 from services.stats import RedisStats, StatsProjector, announce_unrecorded
 from services.stats.feed import INBOX_KEY
 from services.stats.projector import GROUP

@@ -10,9 +10,9 @@ import pytest
 from grpc import aio
 
 from services.api.verrater.v1 import stats_pb2, stats_pb2_grpc
-from services.auth import TokenIssuer, bearer
-from services.game.store import InMemoryEventStore
-from services.grpc_util import AuthInterceptor
+from services.eventstore import InMemoryEventStore
+from services.rpc.interceptor import AuthInterceptor
+from services.rpc.tokens import TokenIssuer, bearer
 from services.stats import InMemoryStats
 from services.stats.server import StatsServicer
 

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from services.game.store import EventStore, open_store
+from services.eventstore import EventStore, open_store
 
 
 @pytest.fixture(params=["memory", "redis"])

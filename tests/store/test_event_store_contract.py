@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from services.game.store import (
+from services.eventstore import (
     GENESIS_HASH,
     EventStore,
     StoreClosed,

@@ -7,8 +7,8 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.game.store import GENESIS_HASH, StoredEvent, chain_hash, verify_chain
-from services.game.store.base import chain_events
+from services.eventstore import GENESIS_HASH, StoredEvent, chain_hash, verify_chain
+from services.eventstore.base import chain_events
 
 
 def test_genesis_is_thirty_two_zero_bytes() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from services.game.store import InMemoryEventStore
+from services.eventstore import InMemoryEventStore
 from tests.support.waiting import close_subscriptions, wait_until
 
 

@@ -12,7 +12,7 @@ import redis.asyncio as aioredis
 from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from services.game.store import (
+from services.eventstore import (
     GENESIS_HASH,
     EventStoreError,
     InMemoryEventStore,
@@ -23,7 +23,7 @@ from services.game.store import (
     open_store,
     verify_chain,
 )
-from services.game.store.redis_streams import _HiredisPacking
+from services.eventstore.redis_streams import _HiredisPacking
 from tests.support.redis_server import RedisServer
 from tests.support.waiting import close_subscriptions, take, wait_until
 

@@ -12,9 +12,9 @@ from typing import NamedTuple
 from google.protobuf.message import DecodeError
 
 from services.api.verrater.v1 import events_pb2
+from services.engine import Event, deciding_seat
 
-from .codec import MalformedMessage, event_from_proto, event_to_proto
-from .engine import Event, deciding_seat
+from . import MalformedMessage, event_from_proto, event_to_proto
 
 
 class Record(NamedTuple):

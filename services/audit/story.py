@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from .engine import ActionCard, BuildingSide, House, LandscapeType, Phase
-from .engine.events import (
+from services.engine import ActionCard, BuildingSide, House, LandscapeType, Phase
+from services.engine.events import (
     ActionCardsRevealed,
     AllegianceSwitched,
     BuildingFlipped,

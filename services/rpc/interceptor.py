@@ -19,8 +19,9 @@ import grpc
 import structlog
 from grpc import aio
 
-from .auth import METADATA_KEY, Identity, InvalidToken, Role, TokenIssuer
-from .observability import bind_call
+from services.observability import bind_call
+
+from .tokens import METADATA_KEY, Identity, InvalidToken, Role, TokenIssuer
 
 log = structlog.get_logger("verrater.auth")
 TRACE_KEY = "x-trace-id"

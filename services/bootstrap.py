@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import os
 import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -23,32 +22,33 @@ from services.ai.dispatch import BotScheduler, CeleryLauncher, InProcessLauncher
 from services.ai.server import AiServicer
 from services.ai.turns import GameClient
 from services.api.verrater.v1 import (
-    ai_pb2,
-    ai_pb2_grpc,
-    game_pb2,
-    game_pb2_grpc,
-    lobby_pb2,
-    lobby_pb2_grpc,
-    stats_pb2,
-    stats_pb2_grpc,
+        ai_pb2,
+        ai_pb2_grpc,
+        game_pb2,
+        game_pb2_grpc,
+        lobby_pb2,
+        lobby_pb2_grpc,
+        stats_pb2,
+        stats_pb2_grpc,
 )
-from services.auth import DEVELOPMENT_SECRET, TokenIssuer
-from services.game.engine import GameState
+from services.config import Config
+from services.engine import GameState
+from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
 from services.game.service import GameApplication
-from services.game.store import EventStore, InMemoryEventStore, open_store
-from services.grpc_util import AuthInterceptor, RateLimit, RateLimiter
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication
 from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
 from services.observability import start_metrics
+from services.rpc.interceptor import AuthInterceptor, RateLimit, RateLimiter
+from services.rpc.tokens import DEVELOPMENT_SECRET
 from services.stats import (
-    FinishedGameFeed,
-    InMemoryStats,
-    RedisStats,
-    StatsProjection,
-    StatsProjector,
+        FinishedGameFeed,
+        InMemoryStats,
+        RedisStats,
+        StatsProjection,
+        StatsProjector,
 )
 from services.stats.server import StatsServicer
 
@@ -75,63 +75,18 @@ MAX_MESSAGE_BYTES = 1024 * 1024
 MAX_PENDING_CALLS = 10_000
 
 
-@dataclass(frozen=True)
-class Config:
-    """Settings: environment variables first, overridden by `verrater serve` flags.
-
-    See the README's configuration table; every field has its variable and its default here.
-    """
-
-    bind: str = "127.0.0.1:50051"
-    redis_url: str | None = None
-    token_secret: str = DEVELOPMENT_SECRET
-    token_ttl_seconds: int = 24 * 3600
-    game_address: str | None = None
-    log_level: str = "INFO"
-    grace_seconds: float = 10.0
-    # Where bot turns run: "inprocess", "celery", "off", or "auto" (in process when the game
-    # service shares its process with the AI service, on Celery workers when it runs alone).
-    bots: str = "auto"
-    metrics_port: int = 0
-    log_format: str = "auto"
-    # Per player and second, bursts of twice as many (0: no limit).
-    command_rate: float = 20.0
-    lobby_rate: float = 5.0
-
-    @classmethod
-    def from_env(cls) -> Config:
-        env = os.environ
-        return cls(
-            bind=env.get("VERRATER_BIND", cls.bind),
-            redis_url=env.get("REDIS_URL") or None,
-            token_secret=env.get("VERRATER_TOKEN_SECRET", cls.token_secret),
-            token_ttl_seconds=int(env.get("VERRATER_TOKEN_TTL", cls.token_ttl_seconds)),
-            game_address=env.get("VERRATER_GAME_ADDR") or None,
-            log_level=env.get("VERRATER_LOG_LEVEL", cls.log_level),
-            grace_seconds=float(env.get("VERRATER_GRACE_SECONDS", cls.grace_seconds)),
-            bots=env.get("VERRATER_BOTS", cls.bots),
-            metrics_port=int(env.get("VERRATER_METRICS_PORT", cls.metrics_port)),
-            log_format=env.get("VERRATER_LOG_FORMAT", cls.log_format),
-            command_rate=float(env.get("VERRATER_COMMAND_RATE", cls.command_rate)),
-            lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
-        )
-
-    def rate_limits(self) -> dict[str, RateLimit]:
+def rate_limits(config: Config) -> dict[str, RateLimit]:
         """Which methods count against which per-player limit."""
         limits: dict[str, RateLimit] = {}
-        if self.command_rate > 0:
-            command = RateLimit("command", self.command_rate, 2 * self.command_rate)
+        if config.command_rate > 0:
+            command = RateLimit("command", config.command_rate, 2 * config.command_rate)
             limits[f"/{GAME_SERVICE}/SubmitCommand"] = command
             limits[f"/{AI_SERVICE}/SuggestMove"] = command
-        if self.lobby_rate > 0:
-            lobby = RateLimit("lobby", self.lobby_rate, 4 * self.lobby_rate)
+        if config.lobby_rate > 0:
+            lobby = RateLimit("lobby", config.lobby_rate, 4 * config.lobby_rate)
             for name in LOBBY_ACTIONS:
                 limits[f"/{LOBBY_SERVICE}/{name}"] = lobby
         return limits
-
-    @property
-    def issuer(self) -> TokenIssuer:
-        return TokenIssuer(self.token_secret, self.token_ttl_seconds)
 
 
 @dataclass(slots=True)
@@ -223,7 +178,7 @@ async def start_backend(
     if "game" not in services and not config.game_address:
         raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
     issuer = config.issuer
-    limiter = RateLimiter(config.rate_limits())
+    limiter = RateLimiter(rate_limits(config))
     server = aio.server(
         interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS, limiter)],
         options=[

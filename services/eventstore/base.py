@@ -154,8 +154,8 @@ def check_read_args(after_version: int, limit: int | None) -> None:
 class EventStore(abc.ABC):
     """Per-game append-only logs with optimistic concurrency and live tailing.
 
-    Implementations: :class:`~services.game.store.memory.InMemoryEventStore` (embedded mode, unit
-    tests) and :class:`~services.game.store.redis_streams.RedisEventStore` (production). One
+    Implementations: :class:`~services.eventstore.memory.InMemoryEventStore` (embedded mode, unit
+    tests) and :class:`~services.eventstore.redis_streams.RedisEventStore` (production). One
     contract test suite runs against both, so callers can rely on exactly what is written here.
     Usable as an async context manager that closes the store on exit.
     """

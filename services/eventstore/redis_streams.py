@@ -5,7 +5,7 @@ hash tag, so every key of one game lands in one slot and the append script stays
 Entry ids are explicit: the event at version ``n`` has id ``0-<n>``, so a stream's last id *is*
 the game's version and ``XRANGE``/``XREAD`` from ``0-<n>`` are reads "after version n". Each
 entry has the fields ``p`` (payload bytes), ``h`` (hash) and ``ph`` (previous hash); see
-:mod:`services.game.store.base` for the chain rule.
+:mod:`services.eventstore.base` for the chain rule.
 
 Appends are one ``EVALSHA`` in the common case: the client computes the hashes (Redis Lua has no
 sha256) on top of the predecessor hash it remembers from its own last append or read, and the

@@ -29,8 +29,7 @@ from services.api.verrater.v1 import (
     ruleset_pb2,
     view_pb2,
 )
-
-from .engine import (
+from services.engine import (
     DEFAULT_CARD_TABLE,
     ActionCard,
     BuildingSide,
@@ -63,8 +62,8 @@ from .engine import (
     Turn,
     ViolationCode,
 )
-from .engine.cards import DRAW_CAP, HAND_LIMIT
-from .engine.events import (
+from services.engine.cards import DRAW_CAP, HAND_LIMIT
+from services.engine.events import (
     ActionCardPicked,
     ActionCardsDealt,
     ActionCardsRevealed,
