@@ -10,6 +10,7 @@ import asyncio
 import gc
 import logging
 import signal
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -41,8 +42,7 @@ from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication
 from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
 from services.observability import start_metrics
-from services.rpc.interceptor import AuthInterceptor, RateLimit, RateLimiter
-from services.rpc.tokens import DEVELOPMENT_SECRET
+from services.rpc import DEVELOPMENT_SECRET, RateLimit, RateLimiter, ServiceInterceptor
 from services.stats import (
         FinishedGameFeed,
         InMemoryStats,
@@ -169,18 +169,20 @@ async def start_backend(
     *,
     event_store: EventStore | None = None,
     lobby_store: LobbyStore | None = None,
+    clock: Callable[[], float] = time.time,
 ) -> Backend:
     """Start `services` in one gRPC server on `config.bind` (port 0: any free port).
 
     Stores default to Redis when `config.redis_url` is set, else to memory. A lobby without a
     game service in the same process reaches the game service at `config.game_address`.
+    `clock` is the wall clock tokens expire by (tests inject their own).
     """
     if "game" not in services and not config.game_address:
         raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
     issuer = config.issuer
     limiter = RateLimiter(rate_limits(config))
     server = aio.server(
-        interceptors=[AuthInterceptor(issuer, PUBLIC_METHODS, limiter)],
+        interceptors=[ServiceInterceptor(issuer, PUBLIC_METHODS, limiter, clock=clock)],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),

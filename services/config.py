@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from services.rpc.tokens import DEVELOPMENT_SECRET, TokenIssuer
+from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from services.bench.common import free_port, wait_until_serving
 from services.codec.records import decode_record
 from services.devtools.redis_server import RedisServer
 from services.eventstore import RedisEventStore
-from services.rpc.tokens import Role, TokenIssuer, bearer
+from services.rpc import Role, TokenIssuer, bearer
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "faults-test-secret-at-least-32-bytes-long"

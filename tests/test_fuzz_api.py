@@ -32,7 +32,7 @@ from services.api.verrater.v1 import (
     view_pb2,
 )
 from services.bench.common import free_port
-from services.rpc.tokens import Role, TokenIssuer, bearer
+from services.rpc import Role, TokenIssuer, bearer
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "fuzz-test-secret-at-least-32-bytes-long!"

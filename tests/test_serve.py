@@ -28,7 +28,7 @@ from services.api.verrater.v1 import (
 from services.bench.common import free_port, wait_until_serving
 from services.codec.records import decode_record
 from services.eventstore import RedisEventStore
-from services.rpc.tokens import Role, TokenIssuer, bearer
+from services.rpc import Role, TokenIssuer, bearer
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "serve-test-secret-at-least-32-bytes-long"
@@ -245,12 +245,13 @@ def test_metrics_and_structured_logs_carry_context_and_never_a_token() -> None:
     assert "verrater_command_seconds_bucket" in metrics
     assert "verrater_active_games" in metrics
     lines = [json.loads(line) for line in output.splitlines() if line.startswith("{")]
-    refused = [line for line in lines if line.get("event") == "command refused"]
+    refused = [line for line in lines if line.get("event") == "refused"]
     assert refused, output
     assert refused[0]["game_id"] == game_id
     assert refused[0]["command_id"] == "ops-wrong-1"
     assert refused[0]["trace_id"] == "trace-ops-1"
     assert "seat" in refused[0]
+    assert refused[0]["reason"] == "STALE_VERSION"
     for token in tokens:
         assert token not in output
         assert token.split(".")[2] not in output  # not even the signature

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import NoReturn
 
 import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import ai_pb2, ai_pb2_grpc, game_pb2, game_pb2_grpc, lobby_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
-from services.rpc.interceptor import Context, caller
-from services.rpc.tokens import METADATA_KEY
+from services.errors import Reason, ServiceError
+from services.rpc import METADATA_KEY, Context, authenticated, checked_id, relayed
 
 from .levels import policy_for_level
 
@@ -26,11 +25,6 @@ _LEVELS = {
     lobby_pb2.BOT_LEVEL_NORMAL: "normal",
     lobby_pb2.BOT_LEVEL_HARD: "hard",
 }
-
-
-async def _abort(context: Context, code: grpc.StatusCode, message: str) -> NoReturn:
-    await context.abort(code, message)
-    raise AssertionError("context.abort returns only by raising")
 
 
 class AiServicer(ai_pb2_grpc.AiServicer):
@@ -44,17 +38,18 @@ class AiServicer(ai_pb2_grpc.AiServicer):
         self, request: ai_pb2.SuggestMoveRequest, context: Context
     ) -> ai_pb2.Suggestion:
         """A legal move for the caller's seat and a short reason."""
-        identity = caller()
-        if identity is None:
-            await _abort(context, grpc.StatusCode.UNAUTHENTICATED, "this call needs a token")
-        if identity.seat_in(request.game_id) is None:
-            await _abort(
-                context,
-                grpc.StatusCode.PERMISSION_DENIED,
-                f"your token is not bound to a seat in game {request.game_id!r}",
+        identity = authenticated()
+        game_id = checked_id(request.game_id, "game_id")
+        if identity.seat_in(game_id) is None:
+            raise ServiceError(
+                Reason.NOT_YOUR_SEAT,
+                f"your token is not bound to a seat in game {game_id!r}; ask the lobby for a "
+                "seat token",
             )
         if request.level not in _LEVELS:
-            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, "unknown bot level")
+            raise ServiceError(
+                Reason.INVALID_TABLE_OPTION, "unknown bot level", field="level"
+            )
         forwarded = tuple(
             (key, value)
             for key, value in context.invocation_metadata() or ()
@@ -62,20 +57,18 @@ class AiServicer(ai_pb2_grpc.AiServicer):
         )
         try:
             message = await self._game.GetView(
-                game_pb2.GetViewRequest(game_id=request.game_id), metadata=forwarded, timeout=10
+                game_pb2.GetViewRequest(game_id=game_id), metadata=forwarded, timeout=10
             )
             ruleset = ruleset_from_proto(
                 await self._game.GetRuleset(
-                    game_pb2.GetRulesetRequest(game_id=request.game_id), timeout=10
+                    game_pb2.GetRulesetRequest(game_id=game_id), timeout=10
                 )
             )
         except grpc.aio.AioRpcError as error:
-            await _abort(context, error.code(), error.details() or "the game service refused")
+            raise relayed(error, Reason.GAME_SERVICE_UNAVAILABLE) from None
         if not message.legal:
-            await _abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                "your seat has no decision to make now",
+            raise ServiceError(
+                Reason.NO_DECISION_PENDING, "your seat has no decision to make now"
             )
         policy = policy_for_level(_LEVELS[request.level])
         choice = await asyncio.to_thread(

@@ -20,7 +20,7 @@ from grpc import aio
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
 from services.engine import Ruleset
-from services.rpc.tokens import Role, TokenIssuer, bearer
+from services.rpc import Role, TokenIssuer, bearer
 
 from .levels import policy_for_level
 

@@ -24,7 +24,7 @@ from celery import Celery
 
 from services.api.verrater.v1 import ruleset_pb2, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
-from services.rpc.tokens import DEVELOPMENT_SECRET, TokenIssuer
+from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
 
 from .levels import policy_for_level
 from .turns import BotTurn, GameClient, play_bot_turn

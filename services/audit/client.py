@@ -13,7 +13,7 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc
-from services.rpc.tokens import TokenIssuer, bearer
+from services.rpc import TokenIssuer, bearer
 
 from .export import LogEntry
 

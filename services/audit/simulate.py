@@ -19,7 +19,7 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
-from services.rpc.tokens import bearer
+from services.rpc import bearer
 
 from .client import FetchError, fetch_log
 from .export import LogEntry, write_jsonl

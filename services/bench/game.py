@@ -27,7 +27,7 @@ from services.devtools.redis_server import local_redis
 from services.engine import Ruleset, fold
 from services.engine.simulate import play_random_game
 from services.eventstore import RedisEventStore
-from services.rpc.tokens import Role, TokenIssuer, bearer
+from services.rpc import Role, TokenIssuer, bearer
 
 from .common import (
     cpu_ms_per,

@@ -33,7 +33,7 @@ from services.api.verrater.v1 import (
 )
 from services.devtools.redis_server import local_redis
 from services.engine import DECISION_EVENTS
-from services.rpc.tokens import bearer
+from services.rpc import bearer
 
 from .common import free_port, percentile, verrater_process, wait_until_serving
 

@@ -7,6 +7,7 @@ the fold of its events; see shared/RULES.md for the rules and shared/ARCHITECTUR
 
 from .cards import (
     DEFAULT_CARD_TABLE,
+    PLAYER_COUNTS,
     ActionCard,
     BuildingSide,
     CardTable,
@@ -42,6 +43,7 @@ from .events import (
     deciding_seat,
 )
 from .infoset import sample_state
+from .rng import SEED_BYTES, new_seed
 from .rules import (
     DecisionKind,
     Turn,
@@ -59,6 +61,8 @@ from .view import LandscapeView, PlayerView, SeatView, redact_event, view
 __all__ = [
     "DECISION_EVENTS",
     "DEFAULT_CARD_TABLE",
+    "PLAYER_COUNTS",
+    "SEED_BYTES",
     "ActionCard",
     "Building",
     "BuildingSide",
@@ -103,6 +107,7 @@ __all__ = [
     "initial_state",
     "legal_commands",
     "load_card_table",
+    "new_seed",
     "redact_event",
     "sample_state",
     "supply_count",

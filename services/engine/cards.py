@@ -72,6 +72,8 @@ DIPLOMAT_BONUS: dict[ActionCard, int] = {ActionCard.DIPLOMAT2: 2, ActionCard.DIP
 TRAITOR_POINTS = 1
 STRATEGIST_POINTS = 2
 ROUNDS_BY_PLAYERS: dict[int, int] = {3: 9, 4: 8}
+#: How many may play: the game is for 3 or 4 players.
+PLAYER_COUNTS: tuple[int, ...] = tuple(sorted(ROUNDS_BY_PLAYERS))
 
 
 @dataclass(frozen=True, slots=True)

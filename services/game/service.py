@@ -13,29 +13,48 @@ import asyncio
 import contextlib
 import enum
 import logging
+import secrets
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from services.codec.records import Record, decode_record, encode_record
 from services.engine import (
+    PLAYER_COUNTS,
+    SEED_BYTES,
     CreateGame,
     Event,
+    ExplicitSetup,
     GameState,
     Phase,
     PlayerCommand,
     PlayerView,
+    Ruleset,
+    SeatAssignment,
     at_rest,
     evolve,
     execute,
     fold,
     initial_state,
+    new_seed,
     redact_event,
     to_act,
     view,
 )
+from services.errors import Reason, ServiceError
 from services.eventstore import EventStore, EventStoreError, StoredEvent, VersionConflict
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS
+
+from .cache import CachedGame
+from .errors import (
+    GameAlreadyExists,
+    GameNotFinished,
+    GameNotFound,
+    SeatNotInGame,
+    SpectatorHasNoTurns,
+    StaleVersion,
+    VersionOutOfRange,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -43,51 +62,9 @@ logger = logging.getLogger(__name__)
 MAX_ATTEMPTS = 8
 
 
-class GameNotFound(Exception):
-    def __init__(self, game_id: str) -> None:
-        super().__init__(f"no game with id {game_id!r}")
-        self.game_id = game_id
-
-
-class GameAlreadyExists(Exception):
-    def __init__(self, game_id: str) -> None:
-        super().__init__(f"a game with id {game_id!r} already exists")
-        self.game_id = game_id
-
-
-class StaleVersion(Exception):
-    """The client acted on a version that is no longer current: re-read the view and retry."""
-
-    def __init__(self, expected: int, actual: int) -> None:
-        super().__init__(
-            f"you acted on version {expected} but the game is at version {actual}; "
-            "fetch the view again and decide on what it shows"
-        )
-        self.expected = expected
-        self.actual = actual
-
-
-class GameNotFinished(Exception):
-    def __init__(self, game_id: str) -> None:
-        super().__init__(
-            f"game {game_id!r} is still running: its full log (with every hidden card) "
-            "opens when the game ends"
-        )
-
-
-class SeatNotInGame(Exception):
-    def __init__(self, seat: int, players: int) -> None:
-        super().__init__(f"your token names seat {seat}, but this game has seats 0-{players - 1}")
-
-
 def _check_seat(state: GameState, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < len(state.vp):
         raise SeatNotInGame(seat, len(state.vp))
-
-
-class VersionOutOfRange(Exception):
-    def __init__(self, asked: int, actual: int) -> None:
-        super().__init__(f"version {asked} is beyond the game's current version {actual}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +81,31 @@ class CommandResult:
     def version(self) -> int:
         return self.first_version + len(self.events) - 1
 
+    def events_for(self, seat: int | None) -> list[Event]:
+        """The command's events as `seat` may see them (each redacted against the state
+        before it)."""
+        visible = []
+        state = self.before
+        for event in self.events:
+            visible.append(redact_event(event, seat, state))
+            state = evolve(state, event)
+        return visible
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game to start: what the lobby (or a sandbox tool) asks for. The seed and the ruleset
+    are chosen here unless fixed (a fixed seed or setup is for sandbox and teaching tables)."""
+
+    players: int
+    game_id: str = ""
+    builder_may_move: bool = False
+    setup: ExplicitSetup | None = None
+    seed: bytes | None = None
+    seats: tuple[SeatAssignment, ...] = ()
+    ranked: bool = False
+    turn_seconds: int = 0
+
 
 class WatchMode(enum.Enum):
     """What a watcher is sent (the proto's WatchMode)."""
@@ -114,14 +116,6 @@ class WatchMode(enum.Enum):
     VIEWS = 1
     #: The view each time the watcher's seat must decide, and the final one.
     TURNS = 2
-
-
-class SpectatorHasNoTurns(Exception):
-    def __init__(self) -> None:
-        super().__init__(
-            "a spectator has no turns to watch for: watch with WATCH_MODE_EVENTS or "
-            "WATCH_MODE_VIEWS, or use a seat token"
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,69 +130,6 @@ class Update:
     event: Event | None
     view: PlayerView | None
     turn_timer_expired: bool = False
-
-
-@dataclass(slots=True)
-class _CachedGame:
-    """What a replica knows of one game: the fold of its log up to `state.version`, and the
-    log itself as stored (bytes, decoded when needed: hundreds of cached games' decoded events
-    would be objects the garbage collector walks, and a young collection's pause grows with
-    them)."""
-
-    state: GameState
-    payloads: list[bytes] = field(default_factory=list)
-    # (seat, command id) -> (first version, last version) of the batch the command caused
-    commands: dict[tuple[int, str], tuple[int, int]] = field(default_factory=dict)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    # Set (and replaced by a fresh one) whenever `state` advances: watchers wait on it.
-    advanced: asyncio.Event = field(default_factory=asyncio.Event)
-    # TURNS watchers wait on their seat's own signal, set only when that seat must decide (or
-    # the game ends, or its feed fails): the others are not woken for nothing.
-    turn_signals: dict[int, asyncio.Event] = field(default_factory=dict)
-    # Open Watch streams on this game in this process; the game is not evicted while any.
-    watchers: int = 0
-    # Follows the store for what other replicas append, while anyone watches.
-    follower: asyncio.Task[None] | None = None
-    # Why following the store stopped, for the watchers to raise.
-    feed_error: EventStoreError | None = None
-
-    def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
-        """Add whole batches (an append is atomic, so a read never splits one): the records,
-        their stored bytes, and the state they lead to."""
-        first = len(self.payloads) + 1
-        self.payloads.extend(payloads)
-        self.state = state
-        self.notify()
-        # A batch starts at a decision (a record with a seat) and runs to the next one.
-        starts = [(first + i, record) for i, record in enumerate(records) if record.seat >= 0]
-        for index, (start, decision) in enumerate(starts):
-            end = starts[index + 1][0] - 1 if index + 1 < len(starts) else len(self.payloads)
-            if decision.command_id:
-                self.commands[(decision.seat, decision.command_id)] = (start, end)
-
-    def notify(self) -> None:
-        """Wake the watchers the new state (or a failed feed) concerns."""
-        self.advanced.set()
-        self.advanced = asyncio.Event()
-        if self.turn_signals:
-            final = self.feed_error is not None or self.state.phase is Phase.GAME_OVER
-            for seat in tuple(self.turn_signals) if final else to_act(self.state):
-                signal = self.turn_signals.pop(seat, None)
-                if signal is not None:
-                    signal.set()
-
-    def turn_signal(self, seat: int) -> asyncio.Event:
-        """What a TURNS watcher of `seat` waits on (shared by the seat's watchers)."""
-        signal = self.turn_signals.get(seat)
-        if signal is None:
-            signal = self.turn_signals[seat] = asyncio.Event()
-        return signal
-
-    def record(self, version: int) -> Record:
-        return decode_record(self.payloads[version - 1])
-
-    def events(self, first: int, last: int) -> tuple[Event, ...]:
-        return tuple(decode_record(payload).event for payload in self.payloads[first - 1 : last])
 
 
 class GameApplication:
@@ -221,7 +152,7 @@ class GameApplication:
         every cached event is an object the garbage collector walks for as long as it stays.
         """
         self.store = store
-        self._cache: OrderedDict[str, _CachedGame] = OrderedDict()
+        self._cache: OrderedDict[str, CachedGame] = OrderedDict()
         self._cache_size = cache_size
         # Cached finished games, oldest finish first (watched ones leave it until unwatched).
         self._finished: OrderedDict[str, None] = OrderedDict()
@@ -239,10 +170,10 @@ class GameApplication:
 
     # --- loading -------------------------------------------------------------------------
 
-    async def _cached(self, game_id: str) -> _CachedGame:
+    async def _cached(self, game_id: str) -> CachedGame:
         game = self._cache.get(game_id)
         if game is None:
-            game = _CachedGame(initial_state())
+            game = CachedGame(initial_state())
             await self._top_up(game_id, game)
             if game.state.version == 0:
                 raise GameNotFound(game_id)
@@ -257,7 +188,7 @@ class GameApplication:
 
     def _evict(self) -> None:
         """Drop the least recently used games beyond the cache size, but never a watched one:
-        its watchers and the commands of this replica must share one `_CachedGame`."""
+        its watchers and the commands of this replica must share one `CachedGame`."""
         while len(self._cache) > self._cache_size:
             victim = next((gid for gid, game in self._cache.items() if not game.watchers), None)
             if victim is None:
@@ -265,7 +196,7 @@ class GameApplication:
             del self._cache[victim]
             self._finished.pop(victim, None)
 
-    def _retire_if_finished(self, game_id: str, game: _CachedGame) -> None:
+    def _retire_if_finished(self, game_id: str, game: CachedGame) -> None:
         """Count a cached game that is over among the finished ones, and drop the oldest
         finished games beyond `finished_cache_size` that nobody watches (a watched one is
         counted again when its last watcher leaves)."""
@@ -279,7 +210,7 @@ class GameApplication:
             if cached is not None and not cached.watchers:
                 del self._cache[oldest]
 
-    async def _top_up(self, game_id: str, game: _CachedGame) -> None:
+    async def _top_up(self, game_id: str, game: CachedGame) -> None:
         """Fold whatever other replicas appended since the cached version."""
         stored = await self.store.read(game_id, after_version=game.state.version)
         if stored:
@@ -305,6 +236,27 @@ class GameApplication:
 
     # --- commands --------------------------------------------------------------------------
 
+    async def start_game(self, game: NewGame) -> tuple[str, GameState]:
+        """Create `game` (its id chosen here when empty): its seed, ruleset and setup events."""
+        if game.players not in PLAYER_COUNTS:
+            raise ServiceError(
+                Reason.INVALID_TABLE_OPTION, "players must be 3 or 4", field="players"
+            )
+        if game.seed is not None and len(game.seed) != SEED_BYTES:
+            raise ServiceError(
+                Reason.MALFORMED_REQUEST, f"seed must be exactly {SEED_BYTES} bytes", field="seed"
+            )
+        game_id = game.game_id or secrets.token_hex(8)
+        command = CreateGame(
+            Ruleset.standard(game.players, builder_may_move=game.builder_may_move),
+            new_seed() if game.seed is None else game.seed,
+            game.setup,
+            game.seats,
+            game.ranked,
+            game.turn_seconds,
+        )
+        return game_id, await self.create_game(game_id, command)
+
     async def create_game(self, game_id: str, command: CreateGame) -> GameState:
         """Create a game: its first events (setup) are appended at version 0."""
         events, state = execute(initial_state(), command)
@@ -314,7 +266,7 @@ class GameApplication:
             await self.store.append(game_id, 0, payloads)
         except VersionConflict as conflict:
             raise GameAlreadyExists(game_id) from conflict
-        game = _CachedGame(initial_state())
+        game = CachedGame(initial_state())
         game.apply(records, payloads, state)
         self._cache[game_id] = game
         self._evict()
@@ -410,7 +362,7 @@ class GameApplication:
                     del update
 
     async def _event_updates(
-        self, game: _CachedGame, seat: int | None, after_version: int
+        self, game: CachedGame, seat: int | None, after_version: int
     ) -> AsyncIterator[Update]:
         """EVENTS mode: every record from the cache, redacted against the watcher's own fold."""
         state = fold(game.events(1, after_version))
@@ -429,7 +381,7 @@ class GameApplication:
             await self._wait(game, advanced)
 
     async def _view_updates(
-        self, game: _CachedGame, seat: int | None, after_version: int, mode: WatchMode
+        self, game: CachedGame, seat: int | None, after_version: int, mode: WatchMode
     ) -> AsyncIterator[Update]:
         """VIEWS and TURNS modes: the latest state at rest, when it is news to the watcher.
 
@@ -454,7 +406,7 @@ class GameApplication:
             await self._wait(game, wake)
 
     @staticmethod
-    async def _wait(game: _CachedGame, wake: asyncio.Event) -> None:
+    async def _wait(game: CachedGame, wake: asyncio.Event) -> None:
         """Until `wake` is set: the game advanced in a way the watcher cares about, or its feed
         failed (then raise why)."""
         if game.feed_error is not None:
@@ -464,7 +416,7 @@ class GameApplication:
             raise game.feed_error
 
     @contextlib.contextmanager
-    def _watching(self, game_id: str, game: _CachedGame) -> Iterator[None]:
+    def _watching(self, game_id: str, game: CachedGame) -> Iterator[None]:
         """Count a watcher in; the first starts the game's follower, the last stops it."""
         game.watchers += 1
         if game.follower is None or game.follower.done():
@@ -482,7 +434,7 @@ class GameApplication:
                     game.follower = None
                 self._retire_if_finished(game_id, game)
 
-    async def _follow(self, game_id: str, game: _CachedGame) -> None:
+    async def _follow(self, game_id: str, game: CachedGame) -> None:
         """Top the cache up whenever the store shows a version this replica has not applied.
 
         The store's tail is only a doorbell: what rings it is read back in whole batches by

@@ -19,9 +19,9 @@ from services.engine import (
     initial_state,
 )
 from services.engine.rng import new_seed
-from services.rpc.tokens import Role, TokenIssuer, bearer
+from services.errors import Reason, ServiceError
+from services.rpc import Role, TokenIssuer, bearer
 
-from .model import ErrorKind, LobbyError
 from .store import LobbyUnavailable
 
 
@@ -40,9 +40,13 @@ def validate_setup(players: int, data: dict[str, Any]) -> None:
         setup = setup_from_proto(setup_from_dict(data))
         execute(initial_state(), CreateGame(Ruleset.standard(players), new_seed(), setup))
     except (MalformedMessage, json_format.ParseError) as error:
-        raise LobbyError(ErrorKind.INVALID, f"setup is malformed: {error}") from error
+        raise ServiceError(
+            Reason.MALFORMED_REQUEST, f"setup is malformed: {error}", field="setup"
+        ) from error
     except RuleViolation as violation:
-        raise LobbyError(ErrorKind.INVALID, f"setup: {violation.message}") from violation
+        raise ServiceError(
+            Reason.INVALID_SETUP, f"setup: {violation.message}", field="setup"
+        ) from violation
 
 
 class GrpcGameGateway:
@@ -87,10 +91,11 @@ class GrpcGameGateway:
                 return  # a repeated start: the game is there, which is all we wanted
             if error.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise LobbyUnavailable(
-                    f"the game service is unavailable, retry starting: {error.details()}"
+                    f"the game service is unavailable, retry starting: {error.details()}",
+                    Reason.GAME_SERVICE_UNAVAILABLE,
                 ) from error
-            raise LobbyError(
-                ErrorKind.CONFLICT, f"the game service refused the game: {error.details()}"
+            raise ServiceError(
+                Reason.GAME_REFUSED, f"the game service refused the game: {error.details()}"
             ) from error
 
     async def close(self) -> None:

@@ -1,6 +1,6 @@
 """Lobby domain: players and tables, and the rules for seating (pure, no I/O).
 
-Every change to a table is a pure function `Table -> Table` that raises `LobbyError` when the
+Every change to a table is a pure function `Table -> Table` that raises `ServiceError` when the
 change is not allowed; the store applies it atomically (compare-and-set on the table version),
 so two players racing for the last seat can never both get it.
 """
@@ -14,28 +14,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from services.engine import PLAYER_COUNTS
+from services.errors import Reason, ServiceError
+
 NAME_MIN = 3
 NAME_MAX = 24
 _NAME_CHARS = re.compile(r"^[\w .\-]+$")
 BOT_LEVELS = ("easy", "normal", "hard")
-
-
-class ErrorKind(StrEnum):
-    """How a lobby refusal maps to a status a client can act on."""
-
-    INVALID = "INVALID_ARGUMENT"
-    NOT_FOUND = "NOT_FOUND"
-    DENIED = "PERMISSION_DENIED"
-    CONFLICT = "FAILED_PRECONDITION"
-    ALREADY = "ALREADY_EXISTS"
-    LIMIT = "RESOURCE_EXHAUSTED"
-
-
-class LobbyError(Exception):
-    def __init__(self, kind: ErrorKind, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
 
 
 class TableStatus(StrEnum):
@@ -50,12 +35,13 @@ def validate_name(raw: str) -> str:
     """A display name: 3-24 letters, digits, spaces, '-', '_', '.'; trimmed; not all spaces."""
     name = unicodedata.normalize("NFC", raw).strip()
     if not NAME_MIN <= len(name) <= NAME_MAX:
-        raise LobbyError(
-            ErrorKind.INVALID, f"display name must be {NAME_MIN}-{NAME_MAX} characters long"
+        raise ServiceError(
+            Reason.INVALID_DISPLAY_NAME,
+            f"display name must be {NAME_MIN}-{NAME_MAX} characters long",
         )
     if not _NAME_CHARS.match(name):
-        raise LobbyError(
-            ErrorKind.INVALID,
+        raise ServiceError(
+            Reason.INVALID_DISPLAY_NAME,
             "display name may use letters, digits, spaces, '-', '_' and '.' only",
         )
     return name
@@ -178,10 +164,14 @@ def new_table(
     host_sits_out: bool = False,
 ) -> Table:
     """A table with its host in seat 0 (or with every seat free, when the host sits out)."""
-    if size not in (3, 4):
-        raise LobbyError(ErrorKind.INVALID, "a table has 3 or 4 seats")
+    if size not in PLAYER_COUNTS:
+        raise ServiceError(Reason.INVALID_TABLE_OPTION, "a table has 3 or 4 seats", field="size")
     if not 0 <= turn_seconds <= 3600:
-        raise LobbyError(ErrorKind.INVALID, "turn_seconds must be between 0 and 3600")
+        raise ServiceError(
+            Reason.INVALID_TABLE_OPTION,
+            "turn_seconds must be between 0 and 3600",
+            field="turn_seconds",
+        )
     seats = (
         (Seat(),) * size
         if host_sits_out
@@ -210,8 +200,8 @@ def _seated(table: Table, seats: tuple[Seat, ...]) -> Table:
 
 def _require_waiting(table: Table) -> None:
     if table.status not in (TableStatus.OPEN, TableStatus.FULL):
-        raise LobbyError(
-            ErrorKind.CONFLICT, f"table {table.table_id} is {table.status}: seats are fixed"
+        raise ServiceError(
+            Reason.SEATS_FIXED, f"table {table.table_id} is {table.status}: seats are fixed"
         )
 
 
@@ -219,12 +209,12 @@ def join(table: Table, player: Player, invite_code: str) -> Table:
     """Take the first free seat."""
     _require_waiting(table)
     if table.seat_of(player.player_id) is not None:
-        raise LobbyError(ErrorKind.ALREADY, f"you already sit at table {table.table_id}")
+        raise ServiceError(Reason.ALREADY_SEATED, f"you already sit at table {table.table_id}")
     if table.private and not secrets.compare_digest(invite_code, table.invite_code):
-        raise LobbyError(ErrorKind.DENIED, "wrong invite code for this private table")
+        raise ServiceError(Reason.WRONG_INVITE_CODE, "wrong invite code for this private table")
     free = table.free_seats()
     if not free:
-        raise LobbyError(ErrorKind.CONFLICT, f"table {table.table_id} is full")
+        raise ServiceError(Reason.TABLE_FULL, f"table {table.table_id} is full")
     seats = list(table.seats)
     seats[free[0]] = Seat(player.player_id, player.name)
     return _seated(table, tuple(seats))
@@ -235,7 +225,7 @@ def leave(table: Table, player_id: str) -> Table:
     _require_waiting(table)
     index = table.seat_of(player_id)
     if index is None:
-        raise LobbyError(ErrorKind.CONFLICT, f"you do not sit at table {table.table_id}")
+        raise ServiceError(Reason.NOT_SEATED, f"you do not sit at table {table.table_id}")
     seats = list(table.seats)
     seats[index] = Seat()
     people = [seat.player_id for seat in seats if seat.player_id and not seat.bot_level]
@@ -256,10 +246,14 @@ def add_bot(table: Table, player_id: str, level: str) -> Table:
 def fill_with_bot(table: Table, level: str) -> Table:
     _require_waiting(table)
     if level not in BOT_LEVELS:
-        raise LobbyError(ErrorKind.INVALID, f"bot level must be one of {', '.join(BOT_LEVELS)}")
+        raise ServiceError(
+            Reason.INVALID_TABLE_OPTION,
+            f"bot level must be one of {', '.join(BOT_LEVELS)}",
+            field="level",
+        )
     free = table.free_seats()
     if not free:
-        raise LobbyError(ErrorKind.CONFLICT, f"table {table.table_id} is full")
+        raise ServiceError(Reason.TABLE_FULL, f"table {table.table_id} is full")
     seats = list(table.seats)
     seats[free[0]] = Seat(f"bot-{secrets.token_hex(4)}", f"Bot {free[0] + 1} ({level})", level)
     return _seated(table, tuple(seats))
@@ -273,18 +267,18 @@ def fill_all_with_bots(table: Table) -> Table:
 
 def require_host(table: Table, player_id: str) -> None:
     if table.host != player_id:
-        raise LobbyError(ErrorKind.DENIED, "only the table's host may do that")
+        raise ServiceError(Reason.NOT_HOST, "only the table's host may do that")
 
 
 def begin_start(table: Table, player_id: str | None) -> Table:
     """FULL -> STARTING (seats fixed); `player_id` None means the auto-start of a full table."""
+    if player_id is not None:  # checked first: a started table is no business of a guest's
+        require_host(table, player_id)
     if table.status in (TableStatus.STARTING, TableStatus.STARTED):
         return table
-    if player_id is not None:
-        require_host(table, player_id)
     if table.status is not TableStatus.FULL:
-        raise LobbyError(
-            ErrorKind.CONFLICT,
+        raise ServiceError(
+            Reason.TABLE_NOT_FULL,
             f"table {table.table_id} has {len(table.free_seats())} free seats: "
             "fill them (or add bots) before starting",
         )

@@ -1,29 +1,24 @@
 """The Lobby gRPC service: a thin entry point over `LobbyApplication`.
 
-Refusals map to statuses a client can act on: INVALID_ARGUMENT (bad name, size, level),
-NOT_FOUND (unknown table), PERMISSION_DENIED (not the host, wrong invite code),
-FAILED_PRECONDITION (full table, not seated, not started), ALREADY_EXISTS (already seated),
-UNAUTHENTICATED (missing, forged or expired token; the interceptor), UNAVAILABLE (retry).
+Each handler decodes its request, calls the application and encodes the table or session.
+Refusals are raised with their reasons and leave through the rpc edge's one table:
+INVALID_ARGUMENT (bad name, size, level), NOT_FOUND (unknown table), PERMISSION_DENIED (not the
+host, wrong invite code), FAILED_PRECONDITION (full table, not seated, not started),
+ALREADY_EXISTS (already seated), UNAUTHENTICATED (token), UNAVAILABLE (retry).
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import NoReturn, TypeVar
-
-import grpc
+from collections.abc import AsyncIterator
 
 from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
-from services.rpc.interceptor import Context, caller
-from services.rpc.tokens import Identity
+from services.errors import Reason, ServiceError
+from services.rpc import Context, authenticated, checked_id
 
 from .gateway import setup_to_dict
-from .model import ErrorKind, LobbyError, Player, Table, TableStatus
+from .model import Player, Table, TableStatus
 from .service import IssuedToken, LobbyApplication
-from .store import LobbyUnavailable
 
-TABLE_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _STATUS = {
     TableStatus.OPEN: lobby_pb2.TABLE_STATUS_OPEN,
     TableStatus.FULL: lobby_pb2.TABLE_STATUS_FULL,
@@ -39,30 +34,20 @@ _LEVELS: dict[int, str] = {
 _LEVEL_WIRE: dict[str, lobby_pb2.BotLevel.ValueType] = {
     name: lobby_pb2.BotLevel.ValueType(wire) for wire, name in _LEVELS.items()
 }
-_CODES = {kind: getattr(grpc.StatusCode, kind.value) for kind in ErrorKind}
-
-T = TypeVar("T")
 
 
 def _level(wire: int, *, default: str | None = None) -> str:
     if wire == lobby_pb2.BOT_LEVEL_UNSPECIFIED and default is not None:
         return default
     if wire not in _LEVELS:
-        raise LobbyError(ErrorKind.INVALID, "bot level must be EASY, NORMAL or HARD")
+        raise ServiceError(
+            Reason.INVALID_TABLE_OPTION, "bot level must be EASY, NORMAL or HARD", field="level"
+        )
     return _LEVELS[wire]
 
 
 def _table_id(value: str) -> str:
-    if not TABLE_ID.match(value):
-        raise LobbyError(ErrorKind.INVALID, "table_id must be 1-64 letters, digits, '-' or '_'")
-    return value
-
-
-def _identity() -> Identity:
-    identity = caller()
-    if identity is None:
-        raise LobbyError(ErrorKind.DENIED, "this call needs a valid token")
-    return identity
+    return checked_id(value, "table_id")
 
 
 def table_to_proto(table: Table, viewer: str | None) -> lobby_pb2.Table:
@@ -103,20 +88,6 @@ def _session(player: Player, issued: IssuedToken) -> lobby_pb2.Session:
     )
 
 
-async def _answer(context: Context, work: Callable[[], Awaitable[T]]) -> T:
-    try:
-        return await work()
-    except LobbyError as error:
-        await _abort(context, _CODES[error.kind], error.message)
-    except LobbyUnavailable as error:
-        await _abort(context, grpc.StatusCode.UNAVAILABLE, str(error))
-
-
-async def _abort(context: Context, code: grpc.StatusCode, message: str) -> NoReturn:
-    await context.abort(code, message)
-    raise AssertionError("context.abort returns only by raising")
-
-
 class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
     """The Lobby service's RPCs."""
 
@@ -127,163 +98,118 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
         self, request: lobby_pb2.RegisterGuestRequest, context: Context
     ) -> lobby_pb2.Session:
         """A new guest player and their token (no token needed)."""
-
-        async def work() -> lobby_pb2.Session:
-            player, issued = await self.app.register_guest(request.display_name)
-            return _session(player, issued)
-
-        return await _answer(context, work)
+        player, issued = await self.app.register_guest(request.display_name)
+        return _session(player, issued)
 
     async def RefreshToken(
         self, request: lobby_pb2.RefreshTokenRequest, context: Context
     ) -> lobby_pb2.Session:
         """A fresh token for the caller."""
-
-        async def work() -> lobby_pb2.Session:
-            player, issued = await self.app.refresh(_identity())
-            return _session(player, issued)
-
-        return await _answer(context, work)
+        player, issued = await self.app.refresh(authenticated())
+        return _session(player, issued)
 
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.Table:
         """Open a table with the caller as host in seat 0."""
-
-        async def work() -> lobby_pb2.Table:
-            identity = _identity()
-            table = await self.app.create_table(
-                identity,
-                size=request.size,
-                private=request.private,
-                builder_may_move=request.builder_may_move,
-                auto_start=request.auto_start,
-                setup=setup_to_dict(request.setup) if request.HasField("setup") else None,
-                turn_seconds=request.turn_seconds,
-                host_sits_out=request.host_sits_out,
-            )
-            return table_to_proto(table, identity.subject)
-
-        return await _answer(context, work)
+        identity = authenticated()
+        table = await self.app.create_table(
+            identity,
+            size=request.size,
+            private=request.private,
+            builder_may_move=request.builder_may_move,
+            auto_start=request.auto_start,
+            setup=setup_to_dict(request.setup) if request.HasField("setup") else None,
+            turn_seconds=request.turn_seconds,
+            host_sits_out=request.host_sits_out,
+        )
+        return table_to_proto(table, identity.subject)
 
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.Table:
         """Take a free seat."""
-
-        async def work() -> lobby_pb2.Table:
-            identity = _identity()
-            table = await self.app.join(identity, _table_id(request.table_id), request.invite_code)
-            return table_to_proto(table, identity.subject)
-
-        return await _answer(context, work)
+        identity = authenticated()
+        table = await self.app.join(identity, _table_id(request.table_id), request.invite_code)
+        return table_to_proto(table, identity.subject)
 
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.Table:
         """Give up a seat before the game starts."""
-
-        async def work() -> lobby_pb2.Table:
-            identity = _identity()
-            table = await self.app.leave(identity, _table_id(request.table_id))
-            return table_to_proto(table, identity.subject)
-
-        return await _answer(context, work)
+        identity = authenticated()
+        table = await self.app.leave(identity, _table_id(request.table_id))
+        return table_to_proto(table, identity.subject)
 
     async def AddBot(self, request: lobby_pb2.AddBotRequest, context: Context) -> lobby_pb2.Table:
         """The host seats a bot."""
-
-        async def work() -> lobby_pb2.Table:
-            identity = _identity()
-            table = await self.app.add_bot(
-                identity, _table_id(request.table_id), _level(request.level)
-            )
-            return table_to_proto(table, identity.subject)
-
-        return await _answer(context, work)
+        identity = authenticated()
+        table = await self.app.add_bot(
+            identity, _table_id(request.table_id), _level(request.level)
+        )
+        return table_to_proto(table, identity.subject)
 
     async def ListTables(
         self, request: lobby_pb2.ListTablesRequest, context: Context
     ) -> lobby_pb2.ListTablesResponse:
         """Open public tables, oldest first."""
-
-        async def work() -> lobby_pb2.ListTablesResponse:
-            identity = _identity()
-            tables = await self.app.list_tables(request.size or None, request.limit)
-            return lobby_pb2.ListTablesResponse(
-                tables=[table_to_proto(t, identity.subject) for t in tables]
-            )
-
-        return await _answer(context, work)
+        identity = authenticated()
+        tables = await self.app.list_tables(request.size or None, request.limit)
+        return lobby_pb2.ListTablesResponse(
+            tables=[table_to_proto(t, identity.subject) for t in tables]
+        )
 
     async def QuickMatch(
         self, request: lobby_pb2.QuickMatchRequest, context: Context
     ) -> lobby_pb2.Table:
         """Join the oldest fitting open table, else open one."""
-
-        async def work() -> lobby_pb2.Table:
-            identity = _identity()
-            if not 0 <= request.fill_with_bots_after_seconds <= 3600:
-                raise LobbyError(ErrorKind.INVALID, "bot fill wait must be 0-3600 seconds")
-            table = await self.app.quick_match(
-                identity,
-                request.size,
-                request.fill_with_bots_after_seconds,
-                _level(request.bot_level, default="normal"),
+        identity = authenticated()
+        if not 0 <= request.fill_with_bots_after_seconds <= 3600:
+            raise ServiceError(
+                Reason.INVALID_TABLE_OPTION,
+                "bot fill wait must be 0-3600 seconds",
+                field="fill_with_bots_after_seconds",
             )
-            return table_to_proto(table, identity.subject)
-
-        return await _answer(context, work)
+        table = await self.app.quick_match(
+            identity,
+            request.size,
+            request.fill_with_bots_after_seconds,
+            _level(request.bot_level, default="normal"),
+        )
+        return table_to_proto(table, identity.subject)
 
     async def StartGame(
         self, request: lobby_pb2.StartGameRequest, context: Context
     ) -> lobby_pb2.Table:
         """Start a full table's game (the host only); starting twice creates one game."""
-
-        async def work() -> lobby_pb2.Table:
-            identity = _identity()
-            table = await self.app.start(identity, _table_id(request.table_id))
-            return table_to_proto(table, identity.subject)
-
-        return await _answer(context, work)
+        identity = authenticated()
+        table = await self.app.start(identity, _table_id(request.table_id))
+        return table_to_proto(table, identity.subject)
 
     async def GetSeatToken(
         self, request: lobby_pb2.GetSeatTokenRequest, context: Context
     ) -> lobby_pb2.SeatToken:
         """The caller's seat token for the started game of their table."""
-
-        async def work() -> lobby_pb2.SeatToken:
-            table, seat, issued = await self.app.seat_token(
-                _identity(), _table_id(request.table_id)
-            )
-            return lobby_pb2.SeatToken(
-                game_id=table.game_id, seat=seat, token=issued.token, expires_at=issued.expires_at
-            )
-
-        return await _answer(context, work)
+        table, seat, issued = await self.app.seat_token(
+            authenticated(), _table_id(request.table_id)
+        )
+        return lobby_pb2.SeatToken(
+            game_id=table.game_id, seat=seat, token=issued.token, expires_at=issued.expires_at
+        )
 
     async def GetTable(
         self, request: lobby_pb2.GetTableRequest, context: Context
     ) -> lobby_pb2.Table:
         """One table, as the caller may see it."""
-
-        async def work() -> lobby_pb2.Table:
-            identity = _identity()
-            return table_to_proto(
-                await self.app.table(_table_id(request.table_id)), identity.subject
-            )
-
-        return await _answer(context, work)
+        identity = authenticated()
+        return table_to_proto(
+            await self.app.table(_table_id(request.table_id)), identity.subject
+        )
 
     async def WatchTable(
         self, request: lobby_pb2.WatchTableRequest, context: Context
     ) -> AsyncIterator[lobby_pb2.Table]:
         """The table now and at every change, until its game starts."""
-        try:
-            identity = _identity()
-            async for table in self.app.watch(_table_id(request.table_id)):
-                yield table_to_proto(table, identity.subject)
-        except LobbyError as error:
-            await _abort(context, _CODES[error.kind], error.message)
-        except LobbyUnavailable as error:
-            await _abort(context, grpc.StatusCode.UNAVAILABLE, str(error))
+        identity = authenticated()
+        async for table in self.app.watch(_table_id(request.table_id)):
+            yield table_to_proto(table, identity.subject)

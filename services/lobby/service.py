@@ -17,11 +17,12 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from services.engine import SeatAssignment
-from services.rpc.tokens import Identity, TokenIssuer
+from services.engine import PLAYER_COUNTS, SeatAssignment
+from services.errors import Reason, ServiceError
+from services.rpc import Identity, TokenIssuer
 
 from . import model
-from .model import ErrorKind, LobbyError, Player, Table, TableStatus
+from .model import Player, Table, TableStatus
 from .store import LobbyStore
 
 log = logging.getLogger("verrater.lobby")
@@ -91,7 +92,10 @@ class LobbyApplication:
     async def player(self, identity: Identity) -> Player:
         player = await self.store.player(identity.subject)
         if player is None:
-            raise LobbyError(ErrorKind.DENIED, "the token names no registered player")
+            raise ServiceError(
+                Reason.PLAYER_NOT_FOUND,
+                "the token names no player this lobby knows: register again",
+            )
         return player
 
     async def refresh(self, identity: Identity) -> tuple[Player, IssuedToken]:
@@ -116,15 +120,19 @@ class LobbyApplication:
     ) -> Table:
         player = await self.player(identity)
         if await self.store.hosted_tables(player.player_id) >= MAX_HOSTED_TABLES:
-            raise LobbyError(
-                ErrorKind.LIMIT,
+            raise ServiceError(
+                Reason.TOO_MANY_TABLES,
                 f"you already host {MAX_HOSTED_TABLES} tables that have not started: "
                 "start, fill or leave one first",
             )
         if setup is not None and self._validate_setup is not None:
             self._validate_setup(size, setup)
         if fill_with_bots_after_s < 0 or fill_with_bots_after_s > 3600:
-            raise LobbyError(ErrorKind.INVALID, "bot fill wait must be between 0 and 3600 s")
+            raise ServiceError(
+                Reason.INVALID_TABLE_OPTION,
+                "bot fill wait must be between 0 and 3600 s",
+                field="fill_with_bots_after_seconds",
+            )
         now_ms = int(self._clock() * 1000)
         table = model.new_table(
             player,
@@ -139,7 +147,11 @@ class LobbyApplication:
         )
         if fill_with_bots_after_s:
             if bot_level not in model.BOT_LEVELS:
-                raise LobbyError(ErrorKind.INVALID, f"unknown bot level {bot_level!r}")
+                raise ServiceError(
+                    Reason.INVALID_TABLE_OPTION,
+                    f"unknown bot level {bot_level!r}",
+                    field="bot_level",
+                )
             table = replace(
                 table,
                 fill_bots_at_ms=now_ms + fill_with_bots_after_s * 1000,
@@ -150,7 +162,7 @@ class LobbyApplication:
     async def table(self, table_id: str) -> Table:
         table = await self.store.table(table_id)
         if table is None:
-            raise LobbyError(ErrorKind.NOT_FOUND, f"no table with id {table_id!r}")
+            raise ServiceError(Reason.TABLE_NOT_FOUND, f"no table with id {table_id!r}")
         return table
 
     async def join(self, identity: Identity, table_id: str, invite_code: str = "") -> Table:
@@ -170,8 +182,10 @@ class LobbyApplication:
         return await self._auto_start(table)
 
     async def list_tables(self, size: int | None, limit: int) -> list[Table]:
-        if size not in (None, 3, 4):
-            raise LobbyError(ErrorKind.INVALID, "size must be 3, 4 or 0 (any)")
+        if size is not None and size not in PLAYER_COUNTS:
+            raise ServiceError(
+                Reason.INVALID_TABLE_OPTION, "size must be 3, 4 or 0 (any)", field="size"
+            )
         limit = LIST_LIMIT_DEFAULT if limit <= 0 else min(limit, LIST_LIMIT_MAX)
         return await self.store.open_tables(size, limit)
 
@@ -180,8 +194,10 @@ class LobbyApplication:
     ) -> Table:
         """Join the oldest open public table of this size, else open one (auto-starting)."""
         player = await self.player(identity)
-        if size not in (3, 4):
-            raise LobbyError(ErrorKind.INVALID, "a table has 3 or 4 seats")
+        if size not in PLAYER_COUNTS:
+            raise ServiceError(
+                Reason.INVALID_TABLE_OPTION, "a table has 3 or 4 seats", field="size"
+            )
         for candidate in await self.store.open_tables(size, LIST_LIMIT_MAX):
             if candidate.seat_of(player.player_id) is not None or not candidate.auto_start:
                 continue
@@ -189,7 +205,7 @@ class LobbyApplication:
                 table = await self.store.update_table(
                     candidate.table_id, lambda t: model.join(t, player, "")
                 )
-            except LobbyError:
+            except ServiceError:
                 continue  # filled or closed meanwhile: try the next one
             return await self._auto_start(table)
         return await self.create_table(
@@ -230,9 +246,9 @@ class LobbyApplication:
         table = await self.table(table_id)
         seat = table.seat_of(identity.subject)
         if seat is None:
-            raise LobbyError(ErrorKind.DENIED, f"you do not sit at table {table_id}")
+            raise ServiceError(Reason.NOT_YOUR_SEAT, f"you do not sit at table {table_id}")
         if table.status is not TableStatus.STARTED:
-            raise LobbyError(ErrorKind.CONFLICT, f"table {table_id}'s game has not started")
+            raise ServiceError(Reason.GAME_NOT_STARTED, f"table {table_id}'s game has not started")
         return table, seat, self._token(identity.subject, game_id=table.game_id, seat=seat)
 
     async def watch(self, table_id: str) -> AsyncIterator[Table]:
@@ -256,7 +272,7 @@ class LobbyApplication:
             try:
                 table = await self.store.update_table(table_id, _fill_if_due)
                 await self._auto_start(table)
-            except LobbyError as error:
+            except ServiceError as error:
                 log.info("bot fill skipped for table %s: %s", table_id, error.message)
 
     def start_background(self) -> None:

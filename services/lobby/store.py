@@ -22,14 +22,19 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .model import ErrorKind, LobbyError, Player, Table
+from services.errors import Reason, ServiceError
+
+from .model import Player, Table
 
 Change = Callable[[Table], Table]
 MAX_CAS_ATTEMPTS = 50
 
 
-class LobbyUnavailable(Exception):
+class LobbyUnavailable(ServiceError):
     """The lobby's store cannot be reached; retrying later may succeed."""
+
+    def __init__(self, message: str, reason: Reason = Reason.STORE_UNAVAILABLE) -> None:
+        super().__init__(reason, message)
 
 
 class LobbyStore(abc.ABC):
@@ -65,21 +70,21 @@ class LobbyStore(abc.ABC):
 
     async def create_table(self, table: Table) -> Table:
         if not await self._write(table, 0, table.host):
-            raise LobbyError(ErrorKind.ALREADY, f"table {table.table_id} already exists")
+            raise ServiceError(Reason.BUSY, f"table id {table.table_id} is taken; retry")
         return table
 
     async def update_table(self, table_id: str, change: Change) -> Table:
-        """Apply `change` atomically; LobbyError from `change` leaves the table as it was."""
+        """Apply `change` atomically; a ServiceError from `change` leaves the table as it was."""
         for _ in range(MAX_CAS_ATTEMPTS):
             current = await self.table(table_id)
             if current is None:
-                raise LobbyError(ErrorKind.NOT_FOUND, f"no table with id {table_id!r}")
+                raise ServiceError(Reason.TABLE_NOT_FOUND, f"no table with id {table_id!r}")
             changed = change(current)
             if changed is current or changed == current:
                 return current
             if await self._write(changed, current.version, current.host):
                 return changed
-        raise LobbyUnavailable(f"table {table_id} is too busy; retry")
+        raise LobbyUnavailable(f"table {table_id} is too busy; retry", Reason.BUSY)
 
     @contextlib.asynccontextmanager
     async def subscription(self, table_id: str) -> AsyncIterator[asyncio.Queue[None]]:

@@ -1,0 +1,58 @@
+"""The gRPC edge every service shares: signed tokens, the interceptor that authenticates and
+rate-limits every call, the reasons a request can be refused and the one table that turns them
+into statuses, and the id rule.
+
+Services raise `services.errors.ServiceError` (or let the libraries' errors through) and never
+build a status themselves; see docs/ARCHITECTURE.md.
+"""
+
+from .ids import ID_PATTERN, ID_RULE, checked_id, is_valid_id
+from .interceptor import (
+    ALWAYS_PUBLIC_PREFIXES,
+    Context,
+    ServiceInterceptor,
+    abort,
+    authenticated,
+    bearer_token,
+    caller,
+)
+from .limits import RateLimit, RateLimiter
+from .status import DOMAIN, STATUS_CODES, Refusal, classified, refusal, relayed
+from .tokens import (
+    DEVELOPMENT_SECRET,
+    METADATA_KEY,
+    Identity,
+    InvalidToken,
+    Role,
+    TokenIssuer,
+    bearer,
+)
+
+__all__ = [
+    "ALWAYS_PUBLIC_PREFIXES",
+    "DEVELOPMENT_SECRET",
+    "DOMAIN",
+    "ID_PATTERN",
+    "ID_RULE",
+    "METADATA_KEY",
+    "STATUS_CODES",
+    "Context",
+    "Identity",
+    "InvalidToken",
+    "RateLimit",
+    "RateLimiter",
+    "Refusal",
+    "Role",
+    "ServiceInterceptor",
+    "TokenIssuer",
+    "abort",
+    "authenticated",
+    "bearer",
+    "bearer_token",
+    "caller",
+    "checked_id",
+    "classified",
+    "is_valid_id",
+    "refusal",
+    "relayed",
+]

@@ -1,42 +1,53 @@
-"""gRPC plumbing shared by every service: the auth interceptor and the caller's identity.
+"""The edge every service's calls pass: who the caller is, how fast they may call, and how a
+refusal leaves.
 
-The interceptor verifies the bearer token of every call (except the public methods) and makes
-the verified identity available to the handler through a context variable; a call with a
-missing, forged or expired token never reaches a handler.
+One interceptor wraps every handler once: it verifies the bearer token (except for public
+methods), applies the per-player rate limits, makes the identity available to the handler
+through a context variable, and turns whatever the handler raises into a status through the one
+table (:mod:`services.rpc.status`). Request bytes that do not decode are refused as
+INVALID_ARGUMENT there too, so no client action can end in UNKNOWN. Handlers only raise.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import contextvars
+import re
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, NoReturn, TypeAlias
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError
 from grpc import aio
 
+from services.errors import Reason, ServiceError
 from services.observability import bind_call
 
+from .limits import RateLimiter
+from .status import Refusal, refusal
 from .tokens import METADATA_KEY, Identity, InvalidToken, Role, TokenIssuer
 
-log = structlog.get_logger("verrater.auth")
+log = structlog.get_logger("verrater.rpc")
 TRACE_KEY = "x-trace-id"
 
 _identity: contextvars.ContextVar[Identity | None] = contextvars.ContextVar(
     "verrater_identity", default=None
 )
 
-#: Methods anyone may call without a token (health checks, reflection, the ruleset).
+#: Methods anyone may call without a token (health checks, reflection).
 ALWAYS_PUBLIC_PREFIXES = (
     "/grpc.health.v1.Health/",
     "/grpc.reflection.v1alpha.ServerReflection/",
     "/grpc.reflection.v1.ServerReflection/",
 )
-
+#: RFC 6750 §2.1: credentials = "Bearer" 1*SP b64token (the scheme case-insensitive, as every
+#: ABNF literal is, RFC 5234 §2.3), and nothing else in the header.
+_BEARER = re.compile(r"(?i:bearer) +([A-Za-z0-9\-._~+/]+=*)")
 
 # The stubs make these generic; at run time they are plain classes.
 if TYPE_CHECKING:
@@ -45,6 +56,199 @@ if TYPE_CHECKING:
 else:
     Handler = grpc.RpcMethodHandler
     Context = aio.ServicerContext
+
+
+def caller() -> Identity | None:
+    """The verified identity of the current call (None for a public method without a token)."""
+    return _identity.get()
+
+
+def authenticated() -> Identity:
+    """The current call's identity; TOKEN_MISSING for a public method called without one."""
+    identity = _identity.get()
+    if identity is None:
+        raise ServiceError(
+            Reason.TOKEN_MISSING,
+            "this call needs a token: send metadata 'authorization: Bearer <token>'",
+        )
+    return identity
+
+
+def bearer_token(metadata: tuple[Any, ...]) -> str:
+    """The token of the call's one `authorization` header; refusals say what is wrong."""
+    headers = [value for key, value in metadata if key == METADATA_KEY]
+    if not headers:
+        raise ServiceError(
+            Reason.TOKEN_MISSING,
+            "this call needs a token: send metadata 'authorization: Bearer <token>'",
+        )
+    if len(headers) > 1:
+        raise ServiceError(
+            Reason.TOKEN_INVALID, "send exactly one 'authorization' header, not several"
+        )
+    value = headers[0]
+    text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+    match = _BEARER.fullmatch(text)
+    if match is None:
+        raise ServiceError(
+            Reason.TOKEN_INVALID,
+            "the authorization header must be 'Bearer <token>' (RFC 6750), nothing more",
+        )
+    return match.group(1)
+
+
+class VerifiedTokens:
+    """Tokens whose signature was already checked, so a busy client costs one HMAC, not one per
+    call. Bounded (least recently used goes first); expiry is checked again on every use."""
+
+    def __init__(
+        self, issuer: TokenIssuer, size: int = 50_000, clock: Callable[[], float] = time.time
+    ) -> None:
+        self._issuer = issuer
+        self._size = size
+        self._clock = clock
+        self._known: OrderedDict[str, Identity] = OrderedDict()
+
+    def verify(self, token: str) -> Identity:
+        identity = self._known.get(token)
+        if identity is None:
+            try:
+                identity = self._issuer.verify(token, now=self._clock())
+            except InvalidToken as error:
+                raise ServiceError(error.reason, str(error)) from None
+            self._known[token] = identity
+            if len(self._known) > self._size:
+                self._known.popitem(last=False)
+        else:
+            self._known.move_to_end(token)
+        if identity.expires_at <= self._clock():
+            del self._known[token]
+            raise ServiceError(
+                Reason.TOKEN_EXPIRED, "the token has expired; refresh it with the lobby"
+            )
+        return identity
+
+
+class ServiceInterceptor(aio.ServerInterceptor):
+    """Authenticates, rate-limits and translates every call of every service (see module)."""
+
+    def __init__(
+        self,
+        issuer: TokenIssuer,
+        public_methods: frozenset[str] = frozenset(),
+        limiter: RateLimiter | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        """`clock` is the wall clock tokens expire by (tests inject their own)."""
+        self._tokens = VerifiedTokens(issuer, clock=clock)
+        self._public = public_methods
+        self._limiter = limiter
+        self._clock = clock
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Handler | None:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None or method.startswith(ALWAYS_PUBLIC_PREFIXES):
+            return handler
+        metadata = tuple(handler_call_details.invocation_metadata or ())
+        identity: Identity | None = None
+        refused: ServiceError | None = None
+        try:
+            identity = self._identify(method, metadata)
+        except ServiceError as error:
+            refused = error
+            log.info("refused call", method=method, reason=str(error.reason))
+        return _served(
+            handler,
+            identity=identity,
+            method=method,
+            trace_id=_trace_id(metadata),
+            refused=refused,
+            clock=self._clock,
+        )
+
+    def _identify(self, method: str, metadata: tuple[Any, ...]) -> Identity | None:
+        """The caller's identity (None on a public method without a valid token); refusals
+        raise."""
+        try:
+            identity = self._tokens.verify(bearer_token(metadata))
+        except ServiceError:
+            if method in self._public:
+                return None
+            raise
+        if identity.role is not Role.SERVICE and self._limiter is not None:
+            self._limiter.check(method, identity.subject)
+        return identity
+
+
+class _Undecodable:
+    """Stands for request bytes that are not the method's message (refused in the handler)."""
+
+
+_UNDECODABLE = _Undecodable()
+
+
+def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """The handler's deserializer, answering `_UNDECODABLE` instead of raising: grpc would
+    turn the DecodeError into UNKNOWN and log a traceback for every junk request."""
+    if deserializer is None:
+        return None
+    inner = deserializer
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return inner(data)
+        except DecodeError:
+            return _UNDECODABLE
+
+    return deserialize
+
+
+def _malformed() -> ServiceError:
+    return ServiceError(
+        Reason.MALFORMED_REQUEST, "the request bytes are not this method's request message"
+    )
+
+
+def _expired() -> ServiceError:
+    return ServiceError(
+        Reason.TOKEN_EXPIRED,
+        "the token expired while the stream was open: refresh it with the lobby and open the "
+        "stream again from the version you last saw",
+    )
+
+
+async def _checked(
+    requests: AsyncIterator[Any], expires_at: float | None, clock: Callable[[], float]
+) -> AsyncIterator[Any]:
+    """A request stream that raises on the first undecodable message, and on the first message
+    that arrives after the caller's token expired."""
+    async for request in requests:
+        if request is _UNDECODABLE:
+            raise _malformed()
+        if expires_at is not None and clock() >= expires_at:
+            raise _expired()
+        yield request
+        del request
+
+
+async def abort(context: Context, refused: Refusal) -> NoReturn:
+    """End the call with the refusal's rich status."""
+    status = refused.status()
+    await context.abort(status.code, status.details, status.trailing_metadata)
+    raise AssertionError("context.abort returns only by raising")
+
+
+async def _abort_for(context: Context, error: Exception, method: str) -> NoReturn:
+    refused = refusal(error)
+    if refused.reason is not Reason.INTERNAL:
+        log.info("refused", method=method, code=refused.code.name, reason=str(refused.reason))
+    await abort(context, refused)
 
 
 def _bind(method: str, trace_id: str, identity: Identity | None) -> None:
@@ -56,191 +260,93 @@ def _bind(method: str, trace_id: str, identity: Identity | None) -> None:
     )
 
 
-def caller() -> Identity | None:
-    """The verified identity of the current call (None for a public method without a token)."""
-    return _identity.get()
-
-
-def _token_from(metadata: tuple[Any, ...] | None) -> str | None:
-    for key, value in metadata or ():
-        if key == METADATA_KEY:
-            text = value.decode() if isinstance(value, bytes) else str(value)
-            scheme, _, token = text.partition(" ")
-            return token.strip() if scheme.lower() == "bearer" else None
-    return None
-
-
-class VerifiedTokens:
-    """Tokens whose signature was already checked, so a busy client costs one HMAC, not one per
-    call. Bounded (least recently used goes first); expiry is checked again on every use."""
-
-    def __init__(self, issuer: TokenIssuer, size: int = 50_000) -> None:
-        self._issuer = issuer
-        self._size = size
-        self._known: OrderedDict[str, Identity] = OrderedDict()
-
-    def verify(self, token: str) -> Identity:
-        identity = self._known.get(token)
-        if identity is None:
-            identity = self._issuer.verify(token)  # raises InvalidToken
-            self._known[token] = identity
-            if len(self._known) > self._size:
-                self._known.popitem(last=False)
-        else:
-            self._known.move_to_end(token)
-        if identity.expires_at <= time.time():
-            del self._known[token]
-            raise InvalidToken("the token has expired; refresh it with the lobby")
-        return identity
-
-
-@dataclass(frozen=True, slots=True)
-class RateLimit:
-    """At most `per_second` calls a second per player, with bursts up to `burst`."""
-
-    family: str
-    per_second: float
-    burst: float
-
-
-class RateLimiter:
-    """Token buckets per (player, family of methods). Per process: behind a load balancer each
-    replica enforces the limit on its share, which bounds a player all the same."""
-
-    def __init__(self, limits: dict[str, RateLimit], clock: Callable[[], float] = time.monotonic):
-        self._limits = limits
-        self._clock = clock
-        self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
-
-    def refusal(self, method: str, player: str) -> str | None:
-        """None when the call may go ahead, else the reason it may not."""
-        limit = self._limits.get(method)
-        if limit is None:
-            return None
-        key = (limit.family, player)
-        now = self._clock()
-        tokens, last = self._buckets.pop(key, (limit.burst, now))
-        tokens = min(limit.burst, tokens + (now - last) * limit.per_second)
-        allowed = tokens >= 1.0
-        self._buckets[key] = (tokens - 1.0 if allowed else tokens, now)
-        while len(self._buckets) > 100_000:
-            self._buckets.popitem(last=False)
-        if allowed:
-            return None
-        wait_ms = int((1.0 - tokens) / limit.per_second * 1000) + 1
-        return (
-            f"too many {limit.family} requests: at most {limit.per_second:g} per second "
-            f"(bursts of {limit.burst:g}); retry in {wait_ms} ms"
-        )
-
-
-class AuthInterceptor(aio.ServerInterceptor):
-    """Rejects calls without a valid token with UNAUTHENTICATED, and players over their rate
-    with RESOURCE_EXHAUSTED; passes the identity on. Service tokens are not rate-limited."""
-
-    def __init__(
-        self,
-        issuer: TokenIssuer,
-        public_methods: frozenset[str] = frozenset(),
-        limiter: RateLimiter | None = None,
-    ) -> None:
-        self._tokens = VerifiedTokens(issuer)
-        self._public = public_methods
-        self._limiter = limiter
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Handler | None]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Handler | None:
-        handler = await continuation(handler_call_details)
-        method = handler_call_details.method
-        if handler is None or method.startswith(ALWAYS_PUBLIC_PREFIXES):
-            return handler
-        token = _token_from(tuple(handler_call_details.invocation_metadata or ()))
-        identity: Identity | None = None
-        problem = ""
-        if token is None:
-            problem = "this call needs a token: send metadata 'authorization: Bearer <token>'"
-        else:
-            try:
-                identity = self._tokens.verify(token)
-            except InvalidToken as error:
-                problem = str(error)
-        if identity is None and method not in self._public:
-            log.info("rejected unauthenticated call", method=method, reason=problem)
-            return _rejecting(handler, grpc.StatusCode.UNAUTHENTICATED, problem)
-        if identity is not None and identity.role is not Role.SERVICE and self._limiter:
-            refusal = self._limiter.refusal(method, identity.subject)
-            if refusal is not None:
-                log.info("rate limited", method=method, player=identity.subject)
-                return _rejecting(handler, grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
-        metadata = tuple(handler_call_details.invocation_metadata or ())
-        return _with_identity(handler, identity, method, _trace_id(metadata))
-
-
-def _rejecting(handler: Handler, code: grpc.StatusCode, message: str) -> Handler:
-    async def reject_unary(request: Any, context: Context) -> Any:
-        await context.abort(code, message)
-
-    async def reject_stream(request: Any, context: Context) -> AsyncIterator[Any]:
-        await context.abort(code, message)
-        yield  # unreachable: abort raises; the yield makes this an async generator
-
-    if handler.unary_stream:
-        return grpc.unary_stream_rpc_method_handler(
-            reject_stream, handler.request_deserializer, handler.response_serializer
-        )
-    if handler.stream_stream:
-        return grpc.stream_stream_rpc_method_handler(
-            reject_stream, handler.request_deserializer, handler.response_serializer
-        )
-    return grpc.unary_unary_rpc_method_handler(
-        reject_unary, handler.request_deserializer, handler.response_serializer
-    )
-
-
-def _trace_id(metadata: tuple[Any, ...]) -> str:
-    """The caller's `x-trace-id` when it sent one (so its logs and ours join), else a new id."""
-    for key, value in metadata:
-        if key == TRACE_KEY:
-            text = value.decode() if isinstance(value, bytes) else str(value)
-            return text[:64]
-    return secrets.token_hex(8)
-
-
-def _with_identity(
-    handler: Handler, identity: Identity | None, method: str, trace_id: str
+def _served(
+    handler: Handler,
+    *,
+    identity: Identity | None,
+    method: str,
+    trace_id: str,
+    refused: ServiceError | None,
+    clock: Callable[[], float],
 ) -> Handler:
+    """The handler behind the edge: the identity set, its refusals translated."""
     # Under grpc.aio the handler behaviours are coroutine functions and async generators,
     # whatever the (sync-flavoured) stubs declare; hence the Any-typed references.
+    deserialize = _lenient(handler.request_deserializer)
+    serialize = handler.response_serializer
     if handler.unary_unary:
         inner_unary: Any = handler.unary_unary
 
         async def unary(request: Any, context: Context) -> Any:
             _identity.set(identity)
             _bind(method, trace_id, identity)
-            return await inner_unary(request, context)
+            try:
+                if refused is not None:
+                    raise refused
+                if request is _UNDECODABLE:
+                    raise _malformed()
+                return await inner_unary(request, context)
+            except aio.AbortError:
+                raise
+            except Exception as error:
+                await _abort_for(context, error, method)
 
-        return grpc.unary_unary_rpc_method_handler(
-            unary, handler.request_deserializer, handler.response_serializer
-        )
-    # A response stream, to one request (unary_stream) or to a request stream (stream_stream):
-    # the first argument is passed through either way.
+        return grpc.unary_unary_rpc_method_handler(unary, deserialize, serialize)
+    # A response stream, to one request (unary_stream) or to a request stream (stream_stream).
     inner_stream: Any = handler.unary_stream or handler.stream_stream
     if inner_stream is None:
-        return handler
+        return handler  # no such methods in our services (a request stream, one response)
+    streaming_requests = handler.stream_stream is not None
+    expires_at = None if identity is None else float(identity.expires_at)
 
     async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
         _identity.set(identity)
         _bind(method, trace_id, identity)
-        async for item in inner_stream(request, context):
-            yield item
-            del item  # not held while the next is awaited
+        try:
+            if refused is not None:
+                raise refused
+            if streaming_requests:
+                request = _checked(request, expires_at, clock)
+            elif request is _UNDECODABLE:
+                raise _malformed()
+            # A stream whose token runs out ends then with TOKEN_EXPIRED, whether or not anything
+            # flows. Only the wait for the next item is timed: a timeout must not span a
+            # yield, which suspends into gRPC's sending.
+            deadline = (
+                None
+                if expires_at is None
+                else asyncio.get_running_loop().time() + (expires_at - clock())
+            )
+            items: AsyncGenerator[Any, None] = inner_stream(request, context)
+            async with contextlib.aclosing(items):
+                while True:
+                    timeout = asyncio.timeout_at(deadline)
+                    try:
+                        async with timeout:
+                            item = await anext(items)
+                    except StopAsyncIteration:
+                        return
+                    except TimeoutError:
+                        if timeout.expired():
+                            raise _expired() from None
+                        raise
+                    yield item
+                    del item  # not held while the next is awaited
+        except aio.AbortError:
+            raise
+        except Exception as error:
+            await _abort_for(context, error, method)
 
-    make = (
-        grpc.unary_stream_rpc_method_handler
-        if handler.unary_stream
-        else grpc.stream_stream_rpc_method_handler
-    )
-    return make(stream, handler.request_deserializer, handler.response_serializer)
+    if streaming_requests:
+        return grpc.stream_stream_rpc_method_handler(stream, deserialize, serialize)
+    return grpc.unary_stream_rpc_method_handler(stream, deserialize, serialize)
+
+
+def _trace_id(metadata: tuple[Any, ...]) -> str:
+    """The caller's `x-trace-id` when it sent one (so its logs and ours join), else a new id."""
+    for key, value in metadata:
+        if key == TRACE_KEY:
+            text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+            return text[:64]
+    return secrets.token_hex(8)
+

@@ -13,6 +13,8 @@ from enum import StrEnum
 
 import jwt
 
+from services.errors import Reason
+
 #: The secret used when none is configured. Fine on a laptop; distributed mode refuses it.
 DEVELOPMENT_SECRET = "verrater-development-secret-do-not-deploy"
 ALGORITHM = "HS256"
@@ -41,7 +43,12 @@ class Identity:
 
 
 class InvalidToken(Exception):
-    """The token is missing, malformed, forged or expired; the message says which."""
+    """The token is malformed, forged or expired; the message says which, `reason` is
+    TOKEN_EXPIRED or TOKEN_INVALID."""
+
+    def __init__(self, message: str, reason: Reason = Reason.TOKEN_INVALID) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,19 +82,26 @@ class TokenIssuer:
             claims["seat"] = seat
         return jwt.encode(claims, self.secret, algorithm=ALGORITHM)
 
-    def verify(self, token: str) -> Identity:
+    def verify(self, token: str, *, now: float | None = None) -> Identity:
+        """The token's claims; InvalidToken when it is malformed, forged or expired (at `now`,
+        default the current time)."""
         try:
             claims = jwt.decode(
                 token,
                 self.secret,
                 algorithms=[ALGORITHM],
                 issuer=ISSUER,
-                options={"require": ["sub", "exp", "iss", "role"]},
+                # Expiry is checked below against `now`, so a test can inject its clock.
+                options={"require": ["sub", "exp", "iss", "role"], "verify_exp": False},
             )
-        except jwt.ExpiredSignatureError as error:
-            raise InvalidToken("the token has expired; refresh it with the lobby") from error
         except jwt.InvalidTokenError as error:
             raise InvalidToken(f"the token is not valid: {error}") from error
+        if not isinstance(claims["exp"], int):
+            raise InvalidToken("the token is not valid: its exp claim is not an integer")
+        if claims["exp"] <= (time.time() if now is None else now):
+            raise InvalidToken(
+                "the token has expired; refresh it with the lobby", Reason.TOKEN_EXPIRED
+            )
         try:
             role = Role(claims["role"])
             seat = claims.get("seat")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from services.api.verrater.v1 import events_pb2
 from services.codec.records import decode_record
+from services.errors import Reason, ServiceError
 from services.eventstore import EventStore
 
 from .ratings import PlayerRating, Standing, rated_result
@@ -26,8 +27,11 @@ DEFAULT_LIMIT = 20
 MAX_LIMIT = 100
 
 
-class StatsUnavailable(Exception):
+class StatsUnavailable(ServiceError):
     """The projection's store cannot be reached; retrying later may succeed."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(Reason.STORE_UNAVAILABLE, f"stats are unavailable, retry: {message}")
 
 
 @dataclass(frozen=True, slots=True)

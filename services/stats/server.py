@@ -7,20 +7,14 @@ cannot be reached (retry).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Awaitable
-from typing import NoReturn, TypeVar
-
-import grpc
-
 from services.api.verrater.v1 import stats_pb2, stats_pb2_grpc
-from services.rpc.interceptor import Context, caller
+from services.errors import Reason, ServiceError
+from services.rpc import Context, authenticated, checked_id
 
-from .projection import DEFAULT_LIMIT, MAX_LIMIT, FinishedGame, StatsProjection, StatsUnavailable
+from .projection import DEFAULT_LIMIT, MAX_LIMIT, FinishedGame, StatsProjection
 from .ratings import Standing
 from .results import UnrankedReason
 
-PLAYER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _REASONS: dict[UnrankedReason, stats_pb2.UnrankedReason.ValueType] = {
     UnrankedReason.NONE: stats_pb2.UNRANKED_REASON_UNSPECIFIED,
     UnrankedReason.SANDBOX: stats_pb2.UNRANKED_REASON_SANDBOX,
@@ -28,13 +22,6 @@ _REASONS: dict[UnrankedReason, stats_pb2.UnrankedReason.ValueType] = {
     UnrankedReason.TABLE: stats_pb2.UNRANKED_REASON_TABLE,
     UnrankedReason.TURN_TIMER: stats_pb2.UNRANKED_REASON_TURN_TIMER,
 }
-
-T = TypeVar("T")
-
-
-class _Invalid(Exception):
-    """A malformed request: ends the call with INVALID_ARGUMENT."""
-
 
 def game_to_proto(game: FinishedGame) -> stats_pb2.FinishedGame:
     result = game.result
@@ -78,33 +65,16 @@ def standing_to_proto(standing: Standing) -> stats_pb2.Rating:
 
 def _player_id(requested: str) -> str:
     if not requested:
-        identity = caller()
-        if identity is None:  # the interceptor lets no call without a token through
-            raise _Invalid("player_id is required")
-        return identity.subject
-    if not PLAYER_ID.match(requested):
-        raise _Invalid("player_id must be 1-64 letters, digits, '-' or '_'")
-    return requested
+        return authenticated().subject
+    return checked_id(requested, "player_id")
 
 
 def _limit(requested: int) -> int:
     if requested < 0:
-        raise _Invalid("limit cannot be negative")
+        raise ServiceError(
+            Reason.MALFORMED_REQUEST, "limit cannot be negative", field="limit"
+        )
     return min(requested or DEFAULT_LIMIT, MAX_LIMIT)
-
-
-async def _answer(context: Context, work: Awaitable[T]) -> T:
-    try:
-        return await work
-    except _Invalid as invalid:
-        await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(invalid))
-    except StatsUnavailable as down:
-        await _abort(context, grpc.StatusCode.UNAVAILABLE, f"stats unavailable, retry: {down}")
-
-
-async def _abort(context: Context, code: grpc.StatusCode, message: str) -> NoReturn:
-    await context.abort(code, message)
-    raise AssertionError("context.abort returns only by raising")
 
 
 class StatsServicer(stats_pb2_grpc.StatsServicer):
@@ -117,43 +87,34 @@ class StatsServicer(stats_pb2_grpc.StatsServicer):
         self, request: stats_pb2.ListFinishedGamesRequest, context: Context
     ) -> stats_pb2.FinishedGames:
         """A player's finished games, newest first, a page at a time."""
-
-        async def work() -> stats_pb2.FinishedGames:
-            if request.before < 0:
-                raise _Invalid("before cannot be negative")
-            limit = _limit(request.limit)
-            # One more than asked tells whether another page follows.
-            games = await self.projection.finished_games(
-                _player_id(request.player_id), limit + 1, request.before
+        if request.before < 0:
+            raise ServiceError(
+                Reason.MALFORMED_REQUEST, "before cannot be negative", field="before"
             )
-            page = games[:limit]
-            return stats_pb2.FinishedGames(
-                games=[game_to_proto(game) for game in page],
-                next_before=page[-1].end_order if len(games) > limit else 0,
-            )
-
-        return await _answer(context, work())
+        limit = _limit(request.limit)
+        # One more than asked tells whether another page follows.
+        games = await self.projection.finished_games(
+            _player_id(request.player_id), limit + 1, request.before
+        )
+        page = games[:limit]
+        return stats_pb2.FinishedGames(
+            games=[game_to_proto(game) for game in page],
+            next_before=page[-1].end_order if len(games) > limit else 0,
+        )
 
     async def GetRating(
         self, request: stats_pb2.GetRatingRequest, context: Context
     ) -> stats_pb2.Rating:
         """A player's rating and leaderboard place."""
-
-        async def work() -> stats_pb2.Rating:
-            standing = await self.projection.rating(_player_id(request.player_id))
-            return standing_to_proto(standing)
-
-        return await _answer(context, work())
+        standing = await self.projection.rating(_player_id(request.player_id))
+        return standing_to_proto(standing)
 
     async def Leaderboard(
         self, request: stats_pb2.LeaderboardRequest, context: Context
     ) -> stats_pb2.LeaderboardResponse:
         """The best rated players, best first."""
+        standings = await self.projection.leaderboard(_limit(request.limit))
+        return stats_pb2.LeaderboardResponse(
+            ratings=[standing_to_proto(standing) for standing in standings]
+        )
 
-        async def work() -> stats_pb2.LeaderboardResponse:
-            standings = await self.projection.leaderboard(_limit(request.limit))
-            return stats_pb2.LeaderboardResponse(
-                ratings=[standing_to_proto(standing) for standing in standings]
-            )
-
-        return await _answer(context, work())

@@ -11,7 +11,7 @@ import pytest
 from services.audit import LogEntry, audit, read_log, tell_story
 from services.audit.client import TOKEN_ENV, FetchError, choose_token, fetch_log
 from services.eventstore import InMemoryEventStore
-from services.rpc.tokens import TokenIssuer
+from services.rpc import TokenIssuer
 from tests.game.harness import SECRET, ScriptedGame, running_server
 
 from .test_cli import run

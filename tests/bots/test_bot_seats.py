@@ -37,7 +37,7 @@ from services.config import Config
 from services.engine import deciding_seat
 from services.eventstore import InMemoryEventStore, RedisEventStore
 from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
-from services.rpc.tokens import bearer
+from services.rpc import bearer
 
 SECRET = "bots-test-secret-at-least-32-bytes-long!"
 Metadata = tuple[tuple[str, str]]

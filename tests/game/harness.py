@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import random
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
@@ -16,7 +17,7 @@ from services.bootstrap import Backend, start_backend
 from services.config import Config
 from services.engine import Event, fold
 from services.eventstore import EventStore
-from services.rpc.tokens import Role, TokenIssuer, bearer
+from services.rpc import Role, TokenIssuer, bearer
 
 SECRET = "test-secret-not-for-production-32-bytes-long"
 
@@ -69,11 +70,14 @@ class Client:
 
 
 @asynccontextmanager
-async def running_server(store: EventStore) -> AsyncIterator[tuple[Backend, Client]]:
-    """A game server on a free loopback port and a client connected to it."""
+async def running_server(
+    store: EventStore, clock: Callable[[], float] = time.time
+) -> AsyncIterator[tuple[Backend, Client]]:
+    """A game server on a free loopback port and a client connected to it; `clock` is the
+    wall clock its tokens expire by."""
     config = Config(bind="127.0.0.1:0", token_secret=SECRET, bots="off", command_rate=0)
     issuer = config.issuer
-    server = await start_backend(config, frozenset({"game"}), event_store=store)
+    server = await start_backend(config, frozenset({"game"}), event_store=store, clock=clock)
     channel = aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:
         yield server, Client(channel, game_pb2_grpc.GameStub(channel), issuer)

@@ -7,6 +7,7 @@ import random
 
 import grpc
 import pytest
+from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from services.api.verrater.v1 import (
@@ -22,7 +23,7 @@ from services.codec.records import decode_record
 from services.engine import Phase, fold
 from services.eventstore import EventStore, RedisEventStore, verify_chain
 from services.game.service import GameApplication
-from services.rpc.tokens import TokenIssuer, bearer
+from services.rpc import TokenIssuer, bearer
 from tests.game.harness import ScriptedGame, running_server
 
 
@@ -255,8 +256,10 @@ async def test_bad_requests_get_their_status_and_change_nothing(store: EventStor
         )
         status = rpc_status.from_call(error)
         assert status is not None
-        detail = errors_pb2.RuleViolationDetail()
-        assert status.details[0].Unpack(detail)
+        info, detail = error_details_pb2.ErrorInfo(), errors_pb2.RuleViolationDetail()
+        assert len(status.details) == 2
+        assert status.details[0].Unpack(info) and status.details[1].Unpack(detail)
+        assert (info.domain, info.reason) == ("verrater.v1", "RULE_VIOLATION")
         assert errors_pb2.ViolationCode.Name(detail.code) == "VIOLATION_CODE_NOT_YOUR_TURN"
         # illegal card / position
         bad_position = commands_pb2.Command(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 
 import grpc
 import pytest
@@ -22,7 +23,7 @@ from services.codec.records import decode_record
 from services.config import Config
 from services.engine import fold
 from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
-from services.rpc.tokens import bearer
+from services.rpc import bearer
 from tests.game.harness import SECRET, Client, assert_only_own_secrets, running_server
 
 ABORTED = grpc.StatusCode.ABORTED.value[0]
@@ -243,21 +244,42 @@ async def test_stream_level_mistakes_end_the_stream_with_their_status(store: Eve
         assert await store.read(game_id) == before
 
 
-async def test_a_token_that_expires_while_the_stream_is_open_ends_it_unapplied(
+async def test_a_command_sent_after_the_token_expired_ends_the_stream_unapplied(
+    store: EventStore,
+) -> None:
+    now = [time.time()]
+    async with running_server(store, clock=lambda: now[0]) as (_, client):
+        game_id = await client.create_game(4)
+        seat = (await client.view(game_id, None)).turn.seats[0]
+        token = client.issuer.mint(f"player-{seat}", game_id=game_id, seat=seat, ttl_seconds=60)
+        call = client.stub.Play(metadata=bearer(token))
+        await call.write(_open(game_id))
+        turn = (await _read(call)).turn
+        before = await store.read(game_id)
+        now[0] += 60  # the server's clock reaches the token's expiry
+        await call.write(_command(turn.view.legal[0], turn.version, "late"))
+        assert await _status_of_ended(call) is grpc.StatusCode.UNAUTHENTICATED
+        assert await store.read(game_id) == before
+
+
+async def test_a_stream_ends_when_its_token_expires_though_nothing_flows(
     store: EventStore,
 ) -> None:
     async with running_server(store) as (_, client):
         game_id = await client.create_game(4)
         seat = (await client.view(game_id, None)).turn.seats[0]
-        token = client.issuer.mint(f"player-{seat}", game_id=game_id, seat=seat, ttl_seconds=2)
+        # Issued a minute before it expires, one to two seconds from now (whole seconds).
+        expiry = int(time.time()) + 2
+        token = client.issuer.mint(
+            f"player-{seat}", game_id=game_id, seat=seat, ttl_seconds=60, now=expiry - 60
+        )
         call = client.stub.Play(metadata=bearer(token))
         await call.write(_open(game_id))
-        turn = (await _read(call)).turn
-        before = await store.read(game_id)
-        await asyncio.sleep(2.2)
-        await call.write(_command(turn.view.legal[0], turn.version, "late"))
-        assert await _status_of_ended(call) is grpc.StatusCode.UNAUTHENTICATED
-        assert await store.read(game_id) == before
+        await _read(call)  # the turn; then the client sends nothing
+        with pytest.raises(grpc.aio.AioRpcError) as ended:
+            await asyncio.wait_for(call.read(), timeout=20)
+        assert ended.value.code() is grpc.StatusCode.UNAUTHENTICATED
+        assert "expired" in (ended.value.details() or "")
 
 
 async def test_a_play_streams_commands_count_against_the_players_command_rate() -> None:

@@ -19,7 +19,7 @@ from services.bootstrap import Backend, start_backend
 from services.config import Config
 from services.eventstore import InMemoryEventStore
 from services.lobby.store import InMemoryLobbyStore
-from services.rpc.tokens import Role, bearer
+from services.rpc import Role, bearer
 
 SECRET = "limits-test-secret-at-least-32-bytes-long"
 

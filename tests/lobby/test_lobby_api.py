@@ -24,7 +24,7 @@ from services.bootstrap import Backend, start_backend
 from services.config import Config
 from services.eventstore import InMemoryEventStore, RedisEventStore
 from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
-from services.rpc.tokens import bearer
+from services.rpc import bearer
 
 SECRET = "lobby-test-secret-at-least-32-bytes-long"
 

@@ -11,8 +11,7 @@ from grpc import aio
 
 from services.api.verrater.v1 import stats_pb2, stats_pb2_grpc
 from services.eventstore import InMemoryEventStore
-from services.rpc.interceptor import AuthInterceptor
-from services.rpc.tokens import TokenIssuer, bearer
+from services.rpc import ServiceInterceptor, TokenIssuer, bearer
 from services.stats import InMemoryStats
 from services.stats.server import StatsServicer
 
@@ -42,7 +41,7 @@ async def service() -> AsyncIterator[Service]:
     issuer = TokenIssuer(SECRET)
     store = InMemoryEventStore()
     stats = InMemoryStats(store)
-    server = aio.server(interceptors=[AuthInterceptor(issuer)])
+    server = aio.server(interceptors=[ServiceInterceptor(issuer)])
     stats_pb2_grpc.add_StatsServicer_to_server(StatsServicer(stats), server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()

@@ -1,0 +1,77 @@
+"""What a replica knows of one game: its state, its log as stored, and who waits on it.
+
+The cache is only ever whole batches (an append is atomic and a read never splits one), so its
+state is always at rest; watchers of a game in this process all wait on its one `CachedGame`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from services.codec.records import Record, decode_record
+from services.engine import Event, GameState, Phase, to_act
+from services.eventstore import EventStoreError
+
+
+@dataclass(slots=True)
+class CachedGame:
+    """What a replica knows of one game: the fold of its log up to `state.version`, and the
+    log itself as stored (bytes, decoded when needed: hundreds of cached games' decoded events
+    would be objects the garbage collector walks, and a young collection's pause grows with
+    them)."""
+
+    state: GameState
+    payloads: list[bytes] = field(default_factory=list)
+    # (seat, command id) -> (first version, last version) of the batch the command caused
+    commands: dict[tuple[int, str], tuple[int, int]] = field(default_factory=dict)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Set (and replaced by a fresh one) whenever `state` advances: watchers wait on it.
+    advanced: asyncio.Event = field(default_factory=asyncio.Event)
+    # TURNS watchers wait on their seat's own signal, set only when that seat must decide (or
+    # the game ends, or its feed fails): the others are not woken for nothing.
+    turn_signals: dict[int, asyncio.Event] = field(default_factory=dict)
+    # Open Watch streams on this game in this process; the game is not evicted while any.
+    watchers: int = 0
+    # Follows the store for what other replicas append, while anyone watches.
+    follower: asyncio.Task[None] | None = None
+    # Why following the store stopped, for the watchers to raise.
+    feed_error: EventStoreError | None = None
+
+    def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
+        """Add whole batches (an append is atomic, so a read never splits one): the records,
+        their stored bytes, and the state they lead to."""
+        first = len(self.payloads) + 1
+        self.payloads.extend(payloads)
+        self.state = state
+        self.notify()
+        # A batch starts at a decision (a record with a seat) and runs to the next one.
+        starts = [(first + i, record) for i, record in enumerate(records) if record.seat >= 0]
+        for index, (start, decision) in enumerate(starts):
+            end = starts[index + 1][0] - 1 if index + 1 < len(starts) else len(self.payloads)
+            if decision.command_id:
+                self.commands[(decision.seat, decision.command_id)] = (start, end)
+
+    def notify(self) -> None:
+        """Wake the watchers the new state (or a failed feed) concerns."""
+        self.advanced.set()
+        self.advanced = asyncio.Event()
+        if self.turn_signals:
+            final = self.feed_error is not None or self.state.phase is Phase.GAME_OVER
+            for seat in tuple(self.turn_signals) if final else to_act(self.state):
+                signal = self.turn_signals.pop(seat, None)
+                if signal is not None:
+                    signal.set()
+
+    def turn_signal(self, seat: int) -> asyncio.Event:
+        """What a TURNS watcher of `seat` waits on (shared by the seat's watchers)."""
+        signal = self.turn_signals.get(seat)
+        if signal is None:
+            signal = self.turn_signals[seat] = asyncio.Event()
+        return signal
+
+    def record(self, version: int) -> Record:
+        return decode_record(self.payloads[version - 1])
+
+    def events(self, first: int, last: int) -> tuple[Event, ...]:
+        return tuple(decode_record(payload).event for payload in self.payloads[first - 1 : last])
