@@ -1,8 +1,8 @@
 """The codec between the engine's values and the protobuf contract (proto/verrater/v1/).
 
-Events go both ways exactly: `decode_event(encode_event(e)) == e` for every event, full or
-redacted (a hidden field left None travels as an absent field). `encode_event` is the stored
-format of the log, so it serializes deterministically. Enums travel
+Events go both ways exactly: `decode_record(encode_record(r)) == r` for every record, whose
+event may be full or redacted (a hidden field left None travels as an absent field).
+`encode_record` is the stored format of the log, so it serializes deterministically. Enums travel
 as engine value + 1, with 0 (`*_UNSPECIFIED`) never valid; rule violation codes travel by name.
 
 Whatever arrives from outside is checked for shape only: a message that cannot describe an engine
@@ -18,7 +18,7 @@ stored form of events). Other services import the codec only from here.
 from .commands import MAX_COMMAND_CARDS, command_from_proto, command_to_proto
 from .enums import MalformedCommand, MalformedMessage
 from .events import event_from_proto, event_to_proto
-from .records import Record, decode_event, decode_record, encode_event, encode_record
+from .records import Record, decode_record, encode_record
 from .ruleset import ruleset_from_proto, ruleset_to_proto, setup_from_proto, setup_to_proto
 from .views import view_from_proto, view_to_proto
 from .violations import violation_from_proto, violation_to_proto
@@ -30,9 +30,7 @@ __all__ = [
     "Record",
     "command_from_proto",
     "command_to_proto",
-    "decode_event",
     "decode_record",
-    "encode_event",
     "encode_record",
     "event_from_proto",
     "event_to_proto",

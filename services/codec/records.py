@@ -51,17 +51,3 @@ def decode_record(data: bytes) -> Record:
     except DecodeError as error:
         raise MalformedMessage("event", f"not a GameEvent: {error}") from None
     return Record(event_from_proto(message), message.command_id, message.turn_timer_expired)
-
-
-def encode_event(event: Event) -> bytes:
-    """The stored form of an event: its GameEvent, serialized deterministically."""
-    return event_to_proto(event).SerializeToString(deterministic=True)
-
-
-def decode_event(data: bytes) -> Event:
-    """The event `encode_event` stored; MalformedMessage if the bytes are not one."""
-    try:
-        message = events_pb2.GameEvent.FromString(data)
-    except DecodeError as error:
-        raise MalformedMessage("event", f"not a GameEvent: {error}") from None
-    return event_from_proto(message)
