@@ -7,6 +7,7 @@ command and view; the malformed inputs are built by hand.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from enum import IntEnum
@@ -43,6 +44,7 @@ from services.codec import (
     violation_from_proto,
     violation_to_proto,
 )
+from services.codec.events import EVENT_CODECS, EventCodec
 from services.engine import (
     ActionCard,
     BuildingSide,
@@ -51,6 +53,8 @@ from services.engine import (
     DrawReason,
     Event,
     ExplicitSetup,
+    FirstEstatePlaced,
+    GameCreated,
     GameState,
     House,
     LandscapeType,
@@ -69,7 +73,6 @@ from services.engine import (
     to_act,
     view,
 )
-from services.engine.events import FirstEstatePlaced, GameCreated
 from services.engine.simulate import PlayedGame, play_random_game
 
 CONFIGS = [(3, False), (3, True), (4, False), (4, True)]
@@ -178,6 +181,38 @@ def test_every_event_field_decodes_to_its_own_event_or_is_malformed() -> None:
             assert error.field.startswith(f"{field.name}."), error.field
         else:
             assert event_to_proto(event).WhichOneof("event") == field.name
+
+
+def test_the_event_table_has_one_entry_per_engine_event_and_per_oneof_field() -> None:
+    oneof = events_pb2.GameEvent.DESCRIPTOR.oneofs_by_name["event"]
+    assert Counter(codec.kind for codec in EVENT_CODECS) == Counter(get_args(Event))
+    assert Counter(codec.field for codec in EVENT_CODECS) == Counter(f.name for f in oneof.fields)
+
+
+@cache
+def _examples() -> dict[type, list[tuple[GameState, Event]]]:
+    """Up to three events of each kind from the random games, each with the state before it."""
+    found: dict[type, list[tuple[GameState, Event]]] = {}
+    for players, builder_may_move in CONFIGS:
+        for game in _games(players, builder_may_move):
+            for before, event in _steps(game):
+                examples = found.setdefault(type(event), [])
+                if len(examples) < 3:
+                    examples.append((before, event))
+    return found
+
+
+@pytest.mark.parametrize("codec", EVENT_CODECS, ids=[codec.field for codec in EVENT_CODECS])
+def test_each_event_kind_round_trips_through_its_own_field(codec: EventCodec) -> None:
+    examples = _examples().get(codec.kind, [])
+    assert examples, f"the random games should hold a {codec.kind.__name__}"
+    for before, event in examples:
+        # Every game seats at least three: seats 0 to 2 and a spectator see every redaction.
+        for seen in [event, *(redact_event(event, seat, before) for seat in (None, 0, 1, 2))]:
+            message = event_to_proto(seen)
+            assert message.WhichOneof("event") == codec.field
+            assert codec.decode(getattr(message, codec.field)) == seen
+            assert event_from_proto(message) == seen
 
 
 def test_an_explicit_setup_round_trips_with_the_game_it_creates() -> None:
