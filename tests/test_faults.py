@@ -26,7 +26,7 @@ from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.audit.export import LogEntry
 from services.audit.verify import audit
 from services.bench.common import free_port, wait_until_serving
-from services.codec.records import decode_record
+from services.codec import decode_record
 from services.devtools.redis_server import RedisServer
 from services.eventstore import RedisEventStore
 from services.rpc import Role, TokenIssuer, bearer

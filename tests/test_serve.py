@@ -26,7 +26,7 @@ from services.api.verrater.v1 import (
     lobby_pb2_grpc,
 )
 from services.bench.common import free_port, wait_until_serving
-from services.codec.records import decode_record
+from services.codec import decode_record
 from services.eventstore import RedisEventStore
 from services.rpc import Role, TokenIssuer, bearer
 

@@ -20,8 +20,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from services.api.verrater.v1 import events_pb2
-from services.codec import MalformedMessage
-from services.codec.records import Record, decode_record
+from services.codec import MalformedMessage, Record, decode_record
 from services.eventstore import StoredEvent
 
 FORMAT = "verrater-game-log"

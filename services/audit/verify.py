@@ -19,8 +19,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 
-from services.codec import MalformedMessage
-from services.codec.records import Record, decode_record, encode_record
+from services.codec import MalformedMessage, Record, decode_record, encode_record
 from services.engine import (
     ChooseConflict,
     CreateGame,

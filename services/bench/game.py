@@ -22,7 +22,7 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
-from services.codec.records import Record, decode_record, encode_record
+from services.codec import Record, decode_record, encode_record
 from services.devtools.redis_server import local_redis
 from services.engine import Ruleset, fold
 from services.engine.simulate import play_random_game

@@ -1,8 +1,9 @@
 """The stored record of one event: the event and the command id of the decision it records.
 
 The bytes in a game's stream are a `verrater.v1.GameEvent` (see proto/verrater/v1/events.proto),
-serialized deterministically; the decision event of each batch also carries the client's
-command id, so retries are recognised from the log alone.
+serialized deterministically: the auditor re-encodes every record it reads and expects the same
+bytes back, so one event has exactly one stored form. The decision event of each batch also
+carries the client's command id, so retries are recognised from the log alone.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from google.protobuf.message import DecodeError
 from services.api.verrater.v1 import events_pb2
 from services.engine import Event, deciding_seat
 
-from . import MalformedMessage, event_from_proto, event_to_proto
+from .enums import MalformedMessage
+from .events import event_from_proto, event_to_proto
 
 
 class Record(NamedTuple):
@@ -35,6 +37,7 @@ class Record(NamedTuple):
 
 
 def encode_record(record: Record) -> bytes:
+    """The record's bytes in the log: its GameEvent, serialized deterministically."""
     message = event_to_proto(record.event)
     message.command_id = record.command_id
     message.turn_timer_expired = record.turn_timer_expired

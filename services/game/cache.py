@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from services.codec.records import Record, decode_record
+from services.codec import Record, decode_record
 from services.engine import Event, GameState, Phase, to_act
 from services.eventstore import EventStoreError
 

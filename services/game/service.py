@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 
-from services.codec.records import Record, decode_record, encode_record
+from services.codec import Record, decode_record, encode_record
 from services.engine import (
     PLAYER_COUNTS,
     SEED_BYTES,

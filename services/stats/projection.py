@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 
 from services.api.verrater.v1 import events_pb2
-from services.codec.records import decode_record
+from services.codec import decode_record
 from services.errors import Reason, ServiceError
 from services.eventstore import EventStore
 

@@ -25,8 +25,7 @@ from typing import Any
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from services.codec import MalformedMessage
-from services.codec.records import decode_record
+from services.codec import MalformedMessage, decode_record
 from services.engine.events import GameEnded
 from services.eventstore import EventStore, RedisEventStore, StoreUnavailable
 

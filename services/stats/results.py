@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from services.codec.records import Record
+from services.codec import Record
 from services.engine.events import GameCreated, GameEnded
 
 

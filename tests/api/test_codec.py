@@ -7,6 +7,7 @@ command and view; the malformed inputs are built by hand.
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import replace
 from enum import IntEnum
@@ -27,10 +28,11 @@ from services.codec import (
     MAX_COMMAND_CARDS,
     MalformedCommand,
     MalformedMessage,
+    Record,
     command_from_proto,
     command_to_proto,
-    decode_event,
-    encode_event,
+    decode_record,
+    encode_record,
     event_from_proto,
     event_to_proto,
     ruleset_from_proto,
@@ -42,6 +44,7 @@ from services.codec import (
     violation_from_proto,
     violation_to_proto,
 )
+from services.codec.events import EVENT_CODECS, EventCodec
 from services.engine import (
     ActionCard,
     BuildingSide,
@@ -50,6 +53,8 @@ from services.engine import (
     DrawReason,
     Event,
     ExplicitSetup,
+    FirstEstatePlaced,
+    GameCreated,
     GameState,
     House,
     LandscapeType,
@@ -68,7 +73,6 @@ from services.engine import (
     to_act,
     view,
 )
-from services.engine.events import GameCreated
 from services.engine.simulate import PlayedGame, play_random_game
 
 CONFIGS = [(3, False), (3, True), (4, False), (4, True)]
@@ -103,6 +107,11 @@ def _viewable_states(game: PlayedGame) -> Iterator[GameState]:
     return (state for state in _states(game) if state.kinds)
 
 
+def _through_the_log(event: Event) -> Event:
+    """The event as a game's log stores it and reads it back."""
+    return decode_record(encode_record(Record(event))).event
+
+
 config = pytest.mark.parametrize(
     ("players", "builder_may_move"), CONFIGS, ids=[f"{p}p-move{int(m)}" for p, m in CONFIGS]
 )
@@ -118,11 +127,11 @@ def test_every_event_of_random_games_round_trips_through_bytes(
     kinds: set[type] = set()
     for game in _games(players, builder_may_move):
         for event in game.events:
-            data = encode_event(event)
-            decoded = decode_event(data)
+            data = encode_record(Record(event))
+            decoded = decode_record(data).event
             assert decoded == event
             assert type(decoded) is type(event)
-            assert encode_event(decoded) == data
+            assert encode_record(Record(decoded)) == data
             kinds.add(type(event))
     assert len(kinds) >= 24, "the games should exercise nearly every kind of event"
 
@@ -135,7 +144,7 @@ def test_redacted_events_round_trip_for_every_seat_and_spectators(
         for before, event in _steps(game):
             for seat in (None, *range(players)):
                 redacted = redact_event(event, seat, before)
-                assert decode_event(encode_event(redacted)) == redacted
+                assert _through_the_log(redacted) == redacted
 
 
 def test_a_hidden_field_travels_as_an_absent_field() -> None:
@@ -145,8 +154,14 @@ def test_a_hidden_field_travels_as_an_absent_field() -> None:
     redacted = redact_event(created, 2, initial_state())
     message = event_to_proto(redacted)
     assert not message.game_created.HasField("seed")
-    assert created.seed not in encode_event(redacted)
+    assert created.seed not in encode_record(Record(redacted))
     assert event_to_proto(created).game_created.seed == created.seed
+
+
+def test_a_record_keeps_its_command_id_and_turn_timer_flag() -> None:
+    played = next(e for e in _games(3, False)[0].events if isinstance(e, FirstEstatePlaced))
+    for record in (Record(played), Record(played, "c-7"), Record(played, "c-7", True)):
+        assert decode_record(encode_record(record)) == record
 
 
 def test_every_engine_event_kind_has_its_own_oneof_field() -> None:
@@ -168,6 +183,38 @@ def test_every_event_field_decodes_to_its_own_event_or_is_malformed() -> None:
             assert event_to_proto(event).WhichOneof("event") == field.name
 
 
+def test_the_event_table_has_one_entry_per_engine_event_and_per_oneof_field() -> None:
+    oneof = events_pb2.GameEvent.DESCRIPTOR.oneofs_by_name["event"]
+    assert Counter(codec.kind for codec in EVENT_CODECS) == Counter(get_args(Event))
+    assert Counter(codec.field for codec in EVENT_CODECS) == Counter(f.name for f in oneof.fields)
+
+
+@cache
+def _examples() -> dict[type, list[tuple[GameState, Event]]]:
+    """Up to three events of each kind from the random games, each with the state before it."""
+    found: dict[type, list[tuple[GameState, Event]]] = {}
+    for players, builder_may_move in CONFIGS:
+        for game in _games(players, builder_may_move):
+            for before, event in _steps(game):
+                examples = found.setdefault(type(event), [])
+                if len(examples) < 3:
+                    examples.append((before, event))
+    return found
+
+
+@pytest.mark.parametrize("codec", EVENT_CODECS, ids=[codec.field for codec in EVENT_CODECS])
+def test_each_event_kind_round_trips_through_its_own_field(codec: EventCodec) -> None:
+    examples = _examples().get(codec.kind, [])
+    assert examples, f"the random games should hold a {codec.kind.__name__}"
+    for before, event in examples:
+        # Every game seats at least three: seats 0 to 2 and a spectator see every redaction.
+        for seen in [event, *(redact_event(event, seat, before) for seat in (None, 0, 1, 2))]:
+            message = event_to_proto(seen)
+            assert message.WhichOneof("event") == codec.field
+            assert codec.decode(getattr(message, codec.field)) == seen
+            assert event_from_proto(message) == seen
+
+
 def test_an_explicit_setup_round_trips_with_the_game_it_creates() -> None:
     ring = tuple((kind, house) for house in House for kind in LandscapeType)
     full = ExplicitSetup(
@@ -180,7 +227,7 @@ def test_an_explicit_setup_round_trips_with_the_game_it_creates() -> None:
         assert setup_from_proto(setup_to_proto(setup)) == setup
         events, _ = execute(initial_state(), CreateGame(Ruleset.standard(3), b"\x07" * 32, setup))
         for event in events:
-            assert decode_event(encode_event(event)) == event
+            assert _through_the_log(event) == event
 
 
 def test_a_custom_card_table_round_trips_with_its_provisional_flags() -> None:
@@ -230,7 +277,7 @@ def test_an_event_message_that_describes_no_event_is_malformed(
 
 def test_bytes_that_are_no_event_are_malformed() -> None:
     with pytest.raises(MalformedMessage):
-        decode_event(b"\xff\xff\xff")
+        decode_record(b"\xff\xff\xff")
 
 
 def test_a_card_table_lacking_a_landscape_is_malformed() -> None:

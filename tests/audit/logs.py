@@ -6,7 +6,7 @@ import random
 from collections.abc import Callable, Sequence
 
 from services.audit import LogEntry
-from services.codec.records import Record, decode_record, encode_record
+from services.codec import Record, decode_record, encode_record
 from services.engine import (
     CreateGame,
     Event,

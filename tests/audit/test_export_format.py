@@ -15,7 +15,7 @@ import pytest
 
 from services.audit import LogFormatError, audit, read_jsonl, read_log, write_jsonl
 from services.audit.fairness import ACTION_CARDS, RING_CARDS, supply_deck_cards
-from services.codec.records import Record, encode_record
+from services.codec import Record, encode_record
 from services.engine.events import SupplyPlayed
 from services.engine.rng import shuffled
 from services.eventstore import chain_hash

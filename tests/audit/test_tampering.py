@@ -8,7 +8,7 @@ import pytest
 
 from services.audit import AuditReport, Finding, FindingKind, audit
 from services.audit.export import LogEntry
-from services.codec.records import decode_record, encode_record
+from services.codec import decode_record, encode_record
 from services.engine import House
 from services.engine.events import (
     ActionCardsDealt,

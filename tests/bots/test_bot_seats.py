@@ -32,7 +32,7 @@ from services.api.verrater.v1 import (
 from services.audit.export import LogEntry
 from services.audit.verify import audit
 from services.bootstrap import Backend, start_backend
-from services.codec.records import decode_record
+from services.codec import decode_record
 from services.config import Config
 from services.engine import deciding_seat
 from services.eventstore import InMemoryEventStore, RedisEventStore

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 
-from services.codec.records import Record, decode_record, encode_record
+from services.codec import Record, decode_record, encode_record
 from services.engine import CreateGame, Ruleset, fold
 from services.engine.simulate import play_random_game
 from services.eventstore import InMemoryEventStore

@@ -18,8 +18,7 @@ from services.api.verrater.v1 import (
 )
 from services.audit.export import LogEntry
 from services.audit.verify import audit
-from services.codec import decode_event
-from services.codec.records import decode_record
+from services.codec import decode_record, event_from_proto
 from services.engine import Phase, fold
 from services.eventstore import EventStore, RedisEventStore, verify_chain
 from services.game.service import GameApplication
@@ -58,7 +57,7 @@ async def test_complete_game_through_the_api(store: EventStore, players: int) ->
         state = fold(decode_record(item.payload).event for item in stored)
         assert state.phase is Phase.GAME_OVER
         assert state.round == (8 if players == 4 else 9) or len(set(state.houses)) == 1
-        assert [decode_event(entry.event.SerializeToString()) for entry in log.events]
+        assert [event_from_proto(entry.event) for entry in log.events]
 
 
 async def test_two_services_on_one_redis_apply_exactly_one_of_two_racing_commands(

@@ -19,7 +19,7 @@ from grpc import aio
 
 from services.api.verrater.v1 import commands_pb2, errors_pb2, events_pb2, game_pb2, view_pb2
 from services.bootstrap import start_backend
-from services.codec.records import decode_record
+from services.codec import decode_record
 from services.config import Config
 from services.engine import fold
 from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore

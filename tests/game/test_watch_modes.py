@@ -14,7 +14,7 @@ import grpc
 import pytest
 
 from services.api.verrater.v1 import events_pb2, game_pb2, view_pb2
-from services.codec.records import decode_record
+from services.codec import decode_record
 from services.engine import fold, to_act
 from services.eventstore import EventStore, RedisEventStore
 from tests.game.harness import Client, assert_only_own_secrets, running_server

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-from services.codec.records import Record, encode_record
+from services.codec import Record, encode_record
 from services.engine import (
     CreateGame,
     ExplicitSetup,

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from services.codec.records import encode_record
+from services.codec import encode_record
 from services.eventstore import RedisEventStore, StoredEvent
 from services.stats import RedisStats, StatsProjector, announce_unrecorded
 from services.stats.feed import INBOX_KEY
