@@ -53,6 +53,17 @@ async def pending_by_consumer(stats: RedisStats) -> dict[str, int]:
     return {entry["name"]: int(entry["pending"]) for entry in summary["consumers"]}
 
 
+async def idle_for_at_least(stats: RedisStats, idle_ms: int) -> None:
+    """Until Redis reports every pending inbox entry idle for `idle_ms` (XAUTOCLAIM compares
+    against the same server clock, so this is the signal that a claim may take them)."""
+    async with asyncio.timeout(10):
+        while True:
+            entries = await stats.redis.xpending_range(INBOX_KEY, GROUP, "-", "+", 100)
+            if entries and all(entry["time_since_delivered"] >= idle_ms for entry in entries):
+                return
+            await asyncio.sleep(0.02)
+
+
 async def drain(*projectors: StatsProjector) -> None:
     while sum([await projector.step() for projector in projectors]):
         pass
@@ -91,7 +102,7 @@ async def test_another_projector_claims_what_a_dead_one_left_pending(
     await kill_between_read_and_ack(fresh_redis_url, stats, store, "pod-a")
     other = StatsProjector(stats, store, consumer="pod-b", block_ms=20, claim_idle_ms=200)
     assert await other.step() == 0  # not idle long enough: pod-a might still be at work
-    await asyncio.sleep(0.25)
+    await idle_for_at_least(stats, 200)  # Redis's own clock says the entry is idle enough now
     assert await other.step() == 1
     assert await stats.is_applied("g1")
     assert await pending_by_consumer(stats) == {}
