@@ -42,18 +42,18 @@ from .events import (
     deciding_seat,
 )
 from .infoset import sample_state
-from .rules import (
-    DecisionKind,
-    Turn,
-    at_rest,
-    decide,
-    execute,
-    legal_commands,
+from .legal import legal_commands
+from .rules import decide, execute
+from .state import (
+    Building,
+    ConflictSummary,
+    GameState,
+    evolve,
+    fold,
+    initial_state,
     supply_count,
-    to_act,
-    whose_turn,
 )
-from .state import Building, ConflictSummary, GameState, evolve, fold, initial_state
+from .turns import DecisionKind, Turn, at_rest, to_act, whose_turn
 from .view import LandscapeView, PlayerView, SeatView, redact_event, view
 
 __all__ = [

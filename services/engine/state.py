@@ -8,6 +8,7 @@ changes. Copy-on-write of a flat record is what keeps the fold cheap enough for 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -283,6 +284,16 @@ def remove_cards(hand: tuple[int, ...], cards: Iterable[int]) -> tuple[int, ...]
         except ValueError:
             return None
     return tuple(rest)
+
+
+def supply_count(state: GameState) -> Counter[int]:
+    """All supply cards wherever they are: hands, draw pile, discard pile, played this round."""
+    counter: Counter[int] = Counter(state.deck)
+    counter.update(state.discard)
+    for cards in (*state.hands, *state.played):
+        if cards:
+            counter.update(cards)
+    return counter
 
 
 def _with(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -23,8 +23,9 @@ from .events import (
     Phase,
     SupplyDealt,
 )
-from .rules import Turn, legal_commands, whose_turn
+from .legal import legal_commands
 from .state import Building, ConflictSummary, GameState
+from .turns import Turn, whose_turn
 
 
 @dataclass(frozen=True, slots=True)
