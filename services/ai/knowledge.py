@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from services.engine import (
     ActionCard,
     Building,
-    BuildingSide,
     CardTable,
     GameState,
     House,
@@ -22,8 +21,10 @@ from services.engine import (
     PlayerCommand,
     PlayerView,
     Ruleset,
+    productive_estates,
+    trading_posts,
+    unplaced_buildings,
 )
-from services.engine.cards import BUILDINGS_PER_PLAYER
 
 
 class Knowledge:
@@ -154,21 +155,11 @@ class Knowledge:
         return max(0, self.rounds - self.round + (1 if before_draw else 0))
 
     def trading_posts(self, seat: int) -> int:
-        return sum(
-            1
-            for b in self.buildings
-            if b is not None and b.owner == seat and b.side is BuildingSide.TRADING_POST
-        )
+        return trading_posts(self.buildings, seat)
 
     def unplaced_buildings(self, seat: int) -> int:
-        return BUILDINGS_PER_PLAYER - sum(
-            1 for b in self.buildings if b is not None and b.owner == seat
-        )
+        return unplaced_buildings(self.buildings, seat)
 
     def productive_estates(self, seat: int, house: House) -> int:
         """Estates of `seat` under landscapes of `house` (they give cards to backers of it)."""
-        return sum(
-            1
-            for b, h in zip(self.buildings, self.houses, strict=True)
-            if b is not None and b.owner == seat and b.side is BuildingSide.ESTATE and h is house
-        )
+        return productive_estates(self.buildings, self.houses, seat, house)

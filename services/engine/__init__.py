@@ -5,6 +5,7 @@
 the fold of its events; see shared/RULES.md for the rules and shared/ARCHITECTURE.md for why.
 """
 
+from .buildings import Building, productive_estates, trading_posts, unplaced_buildings
 from .cards import (
     DEFAULT_CARD_TABLE,
     ActionCard,
@@ -45,7 +46,6 @@ from .infoset import sample_state
 from .legal import legal_commands
 from .rules import decide, execute
 from .state import (
-    Building,
     ConflictSummary,
     GameState,
     evolve,
@@ -103,10 +103,13 @@ __all__ = [
     "initial_state",
     "legal_commands",
     "load_card_table",
+    "productive_estates",
     "redact_event",
     "sample_state",
     "supply_count",
     "to_act",
+    "trading_posts",
+    "unplaced_buildings",
     "view",
     "whose_turn",
 ]
