@@ -37,6 +37,7 @@ from services.engine import (
     Ruleset,
 )
 from services.engine.cards import (
+    CARDS_SCORED_PER_TRADING_POST,
     DIPLOMAT_BONUS,
     DRAW_CAP,
     HAND_LIMIT,
@@ -52,8 +53,6 @@ from .policy import Choice, decision_legal
 
 #: The mean value of a supply card: what an unseen card in someone's hand is worth on average.
 MEAN_CARD = sum(SUPPLY_CARDS) / len(SUPPLY_CARDS)
-#: Trading posts score min(3, cards in hand) at the end of the game.
-TRADING_POST_CARDS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,8 +257,8 @@ def _keep_cost(k: Knowledge, w: Weights, count: int, total: int, draws: int) -> 
     if k.last_round:
         # Only trading posts still count cards: min(3, hand) each, after this round's draws.
         posts = k.trading_posts(k.seat)
-        after = min(TRADING_POST_CARDS, hand - count + draws)
-        before = min(TRADING_POST_CARDS, hand + draws)
+        after = min(CARDS_SCORED_PER_TRADING_POST, hand - count + draws)
+        before = min(CARDS_SCORED_PER_TRADING_POST, hand + draws)
         return posts * (before - after) + 0.01 * total
     cost = count * w.card_base + w.card_per_point * total
     # Cards over the hand limit after the draw are discarded anyway (the lowest ones).
@@ -300,8 +299,8 @@ def _draw_value(k: Knowledge, w: Weights, extra: int) -> float:
     if k.last_round:
         posts = k.trading_posts(k.seat)
         return posts * (
-            min(TRADING_POST_CARDS, hand + min(DRAW_CAP, usual + extra))
-            - min(TRADING_POST_CARDS, hand + usual)
+            min(CARDS_SCORED_PER_TRADING_POST, hand + min(DRAW_CAP, usual + extra))
+            - min(CARDS_SCORED_PER_TRADING_POST, hand + usual)
         )
     room = max(0.0, HAND_LIMIT - hand - usual)
     gained = min(float(min(DRAW_CAP, usual + extra) - usual), room + 1.0)
@@ -380,7 +379,7 @@ def _estate_value(k: Knowledge, w: Weights, position: int) -> float:
 def _trading_post_value(k: Knowledge, w: Weights) -> float:
     """What building a trading post *now* adds, over keeping the card for a later build."""
     if k.last_round:
-        return float(min(TRADING_POST_CARDS, len(k.hand) + _final_draws(k, k.pick)))
+        return float(min(CARDS_SCORED_PER_TRADING_POST, len(k.hand) + _final_draws(k, k.pick)))
     later = min(1.0, w.build_again * (k.rounds - k.round))
     return w.trading_post * (1.0 - later)
 

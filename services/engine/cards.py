@@ -64,6 +64,8 @@ SUPPLY_CARDS: tuple[int, ...] = (2,) * 5 + (3,) * 5 + (4,) * 5 + (5,) * 5 + (6,)
 STARTING_HAND: tuple[int, ...] = (3, 4, 5)
 BUILDINGS_PER_PLAYER = 3
 MAX_TRADING_POSTS = 2
+#: Final scoring: each trading post in play scores the cards in its owner's hand, at most 3.
+CARDS_SCORED_PER_TRADING_POST = 3
 HAND_LIMIT = 5
 DRAW_CAP = 3
 MAX_SUPPLY_PLAYED = 5

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .cards import (
     ALL_ACTION_CARDS,
+    CARDS_SCORED_PER_TRADING_POST,
     DIPLOMAT_BONUS,
     DRAW_CAP,
     HAND_LIMIT,
@@ -540,7 +541,8 @@ def _end_round(state: GameState) -> list[Event]:
         return events
     final_vp = list(state.vp)
     for seat in range(n):
-        points = state.trading_posts(seat) * min(3, len(state.hands[seat]))
+        cards = min(CARDS_SCORED_PER_TRADING_POST, len(state.hands[seat]))
+        points = state.trading_posts(seat) * cards
         if points:
             events.append(PointsAwarded(seat, points, ScoreReason.TRADING_POSTS))
             final_vp[seat] += points
