@@ -8,6 +8,8 @@ the fold of its events; see shared/RULES.md for the rules and shared/ARCHITECTUR
 from .buildings import Building, productive_estates, trading_posts, unplaced_buildings
 from .cards import (
     DEFAULT_CARD_TABLE,
+    PLAYER_COUNTS,
+    PLAYER_COUNTS_TEXT,
     ActionCard,
     BuildingSide,
     CardTable,
@@ -59,6 +61,8 @@ from .view import LandscapeView, PlayerView, SeatView, redact_event, view
 __all__ = [
     "DECISION_EVENTS",
     "DEFAULT_CARD_TABLE",
+    "PLAYER_COUNTS",
+    "PLAYER_COUNTS_TEXT",
     "ActionCard",
     "Building",
     "BuildingSide",

@@ -74,6 +74,9 @@ DIPLOMAT_BONUS: dict[ActionCard, int] = {ActionCard.DIPLOMAT2: 2, ActionCard.DIP
 TRAITOR_POINTS = 1
 STRATEGIST_POINTS = 2
 ROUNDS_BY_PLAYERS: dict[int, int] = {3: 9, 4: 8}
+#: The numbers of players Verräter is played by, and the same for a message.
+PLAYER_COUNTS: tuple[int, ...] = tuple(ROUNDS_BY_PLAYERS)
+PLAYER_COUNTS_TEXT = " or ".join(str(players) for players in PLAYER_COUNTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +177,7 @@ class Ruleset:
     ) -> Ruleset:
         """The published rules for 3 or 4 players (9 or 8 rounds)."""
         if players not in ROUNDS_BY_PLAYERS:
-            raise ValueError(f"Verräter is played by 3 or 4 players, not {players}")
+            raise ValueError(f"Verräter is played by {PLAYER_COUNTS_TEXT} players, not {players}")
         return cls(players, ROUNDS_BY_PLAYERS[players], builder_may_move, card_table)
 
     def to_dict(self) -> dict[str, Any]:

@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT
+
 NAME_MIN = 3
 NAME_MAX = 24
 _NAME_CHARS = re.compile(r"^[\w .\-]+$")
@@ -178,8 +180,8 @@ def new_table(
     host_sits_out: bool = False,
 ) -> Table:
     """A table with its host in seat 0 (or with every seat free, when the host sits out)."""
-    if size not in (3, 4):
-        raise LobbyError(ErrorKind.INVALID, "a table has 3 or 4 seats")
+    if size not in PLAYER_COUNTS:
+        raise LobbyError(ErrorKind.INVALID, f"a table has {PLAYER_COUNTS_TEXT} seats")
     if not 0 <= turn_seconds <= 3600:
         raise LobbyError(ErrorKind.INVALID, "turn_seconds must be between 0 and 3600")
     seats = (

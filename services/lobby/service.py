@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from services.engine import SeatAssignment
+from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, SeatAssignment
 from services.rpc.tokens import Identity, TokenIssuer
 
 from . import model
@@ -170,8 +170,9 @@ class LobbyApplication:
         return await self._auto_start(table)
 
     async def list_tables(self, size: int | None, limit: int) -> list[Table]:
-        if size not in (None, 3, 4):
-            raise LobbyError(ErrorKind.INVALID, "size must be 3, 4 or 0 (any)")
+        if size is not None and size not in PLAYER_COUNTS:
+            sizes = ", ".join(str(players) for players in PLAYER_COUNTS)
+            raise LobbyError(ErrorKind.INVALID, f"size must be {sizes} or 0 (any)")
         limit = LIST_LIMIT_DEFAULT if limit <= 0 else min(limit, LIST_LIMIT_MAX)
         return await self.store.open_tables(size, limit)
 
@@ -180,8 +181,8 @@ class LobbyApplication:
     ) -> Table:
         """Join the oldest open public table of this size, else open one (auto-starting)."""
         player = await self.player(identity)
-        if size not in (3, 4):
-            raise LobbyError(ErrorKind.INVALID, "a table has 3 or 4 seats")
+        if size not in PLAYER_COUNTS:
+            raise LobbyError(ErrorKind.INVALID, f"a table has {PLAYER_COUNTS_TEXT} seats")
         for candidate in await self.store.open_tables(size, LIST_LIMIT_MAX):
             if candidate.seat_of(player.player_id) is not None or not candidate.auto_start:
                 continue
