@@ -22,6 +22,7 @@ from services.engine import (
     PlayerView,
     Ruleset,
     productive_estates,
+    to_act,
     trading_posts,
     unplaced_buildings,
 )
@@ -132,7 +133,9 @@ class Knowledge:
         k.played = state.played
         k.pick = state.picks[seat]
         k.picks_revealed = state.revealed
-        k.offered = state.pool if state.phase is Phase.DRAFT else ()
+        # The draft's cards are seen by the seat whose pick it is, and by no other.
+        drafting = state.phase is Phase.DRAFT and to_act(state) == (seat,)
+        k.offered = state.pool if drafting else ()
         k.conflict = state.conflict
         k.legal = legal
         k.card_table = state.rules.card_table
@@ -151,8 +154,11 @@ class Knowledge:
 
     def draw_phases_left(self) -> int:
         """Draw phases still to come, this round's included while it has not happened."""
+        if self.phase is Phase.GAME_OVER:
+            return 0
         before_draw = self.phase is not Phase.HAND_LIMIT
-        return max(0, self.rounds - self.round + (1 if before_draw else 0))
+        # Before round 1 (the first estates) the round is 0, and every round's draw is to come.
+        return self.rounds - max(self.round, 1) + (1 if before_draw else 0)
 
     def trading_posts(self, seat: int) -> int:
         return trading_posts(self.buildings, seat)
