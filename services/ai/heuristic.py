@@ -269,11 +269,17 @@ def _keep_cost(k: Knowledge, w: Weights, count: int, total: int, draws: int) -> 
     return cost
 
 
-def _supply_scores(k: Knowledge, w: Weights) -> list[float]:
+def _supply_battle(k: Knowledge, w: Weights) -> tuple[House, Battle]:
+    """The side the seat fights for in the supply phase (the traitor's is the other house, as
+    from the reveal), and the conflict with its diplomat bonus, if any, on that side."""
     assert k.conflict is not None, "the supply phase follows a chosen conflict"
     side = k.house.other if k.pick is ActionCard.TRAITOR else k.house
     bonus = float(DIPLOMAT_BONUS.get(k.pick, 0)) if k.pick is not None else 0.0
-    battle = _battle(k, w, k.conflict, side, bonus=bonus)
+    return side, _battle(k, w, k.conflict, side, bonus=bonus)
+
+
+def _supply_scores(k: Knowledge, w: Weights) -> list[float]:
+    _, battle = _supply_battle(k, w)
     draws = _final_draws(k, k.pick)
     # Choices with as many cards of the same total score the same; a hand has few of those.
     seen: dict[tuple[int, int], float] = {}
@@ -461,10 +467,7 @@ def explain(k: Knowledge, command: PlayerCommand, w: Weights = DEFAULT_WEIGHTS) 
     """A short reason for `command`, in the game's words, for the player or the log."""
     match command:
         case PlaySupply(cards=cards):
-            assert k.conflict is not None
-            side = k.house.other if k.pick is ActionCard.TRAITOR else k.house
-            bonus = float(DIPLOMAT_BONUS.get(k.pick, 0)) if k.pick is not None else 0.0
-            battle = _battle(k, w, k.conflict, side, bonus=bonus)
+            side, battle = _supply_battle(k, w)
             chance = battle.win_chance(float(sum(cards)))
             if not cards:
                 return f"saves its cards ({chance:.0%} chance {side.name.title()} wins anyway)"
