@@ -58,7 +58,7 @@ class BuildingSide(IntEnum):
 
 ALL_ACTION_CARDS: tuple[ActionCard, ...] = tuple(ActionCard)
 
-#: The 23 supply cards: 2 x5, 3 x5, 4 x5, 5 x5, 6 x2, 8 x1 (sum 104).
+#: The 23 supply cards: 2 x5, 3 x5, 4 x5, 5 x5, 6 x2, 8 x1 (sum 90).
 SUPPLY_CARDS: tuple[int, ...] = (2,) * 5 + (3,) * 5 + (4,) * 5 + (5,) * 5 + (6,) * 2 + (8,)
 #: Every player starts with one 3, one 4 and one 5.
 STARTING_HAND: tuple[int, ...] = (3, 4, 5)
