@@ -15,8 +15,6 @@ import grpc
 from rich.console import Console
 from rich.text import Text
 
-from services.engine import PLAYER_COUNTS
-
 from .connection import DEFAULT_SERVER, ClientError, Connection, ServerRefused, status_text
 from .lobby import LEVELS, TableChoice, default_name, register, take_seat
 from .session import GameSession
@@ -31,9 +29,7 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     play.add_argument("--server", default=DEFAULT_SERVER, help=f"server ({DEFAULT_SERVER})")
     play.add_argument("--name", help="your display name (default: your login name)")
-    play.add_argument(
-        "--players", type=int, choices=PLAYER_COUNTS, default=4, help="table size (4)"
-    )
+    play.add_argument("--players", type=int, choices=(3, 4), default=4, help="table size (4)")
     play.add_argument("--bots", type=int, help="bots at your new table (default: every other seat)")
     play.add_argument("--level", choices=tuple(LEVELS), default="normal", help="bot level (normal)")
     play.add_argument(
