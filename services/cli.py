@@ -149,6 +149,8 @@ def _positive(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from services.engine import PLAYER_COUNTS
+
     parser = argparse.ArgumentParser(
         prog="verrater", description="Verräter Online: backend, tools and benchmarks."
     )
@@ -157,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo = commands.add_parser(
         "demo", help="play one complete game between random players and print it round by round"
     )
-    demo.add_argument("--players", type=int, choices=(3, 4), default=4)
+    demo.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=4)
     demo.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
     demo.set_defaults(handler=_demo)
 
@@ -187,7 +189,7 @@ def build_parser() -> argparse.ArgumentParser:
     engine = benches.add_parser(
         "engine", help="complete random games per second in one process (rules engine only)"
     )
-    engine.add_argument("--players", type=int, choices=(3, 4), default=4)
+    engine.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=4)
     engine.add_argument("--games", type=_positive, default=1000)
     engine.add_argument("--seed", type=int, default=0)
     engine.add_argument("--json", action="store_true", help="print one JSON object")

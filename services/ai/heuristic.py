@@ -37,6 +37,7 @@ from services.engine import (
     Ruleset,
 )
 from services.engine.cards import (
+    CARDS_SCORED_PER_TRADING_POST,
     DIPLOMAT_BONUS,
     DRAW_CAP,
     HAND_LIMIT,
@@ -52,8 +53,6 @@ from .policy import Choice, decision_legal
 
 #: The mean value of a supply card: what an unseen card in someone's hand is worth on average.
 MEAN_CARD = sum(SUPPLY_CARDS) / len(SUPPLY_CARDS)
-#: Trading posts score min(3, cards in hand) at the end of the game.
-TRADING_POST_CARDS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,8 +257,8 @@ def _keep_cost(k: Knowledge, w: Weights, count: int, total: int, draws: int) -> 
     if k.last_round:
         # Only trading posts still count cards: min(3, hand) each, after this round's draws.
         posts = k.trading_posts(k.seat)
-        after = min(TRADING_POST_CARDS, hand - count + draws)
-        before = min(TRADING_POST_CARDS, hand + draws)
+        after = min(CARDS_SCORED_PER_TRADING_POST, hand - count + draws)
+        before = min(CARDS_SCORED_PER_TRADING_POST, hand + draws)
         return posts * (before - after) + 0.01 * total
     cost = count * w.card_base + w.card_per_point * total
     # Cards over the hand limit after the draw are discarded anyway (the lowest ones).
@@ -270,11 +269,17 @@ def _keep_cost(k: Knowledge, w: Weights, count: int, total: int, draws: int) -> 
     return cost
 
 
-def _supply_scores(k: Knowledge, w: Weights) -> list[float]:
+def _supply_battle(k: Knowledge, w: Weights) -> tuple[House, Battle]:
+    """The side the seat fights for in the supply phase (the traitor's is the other house, as
+    from the reveal), and the conflict with its diplomat bonus, if any, on that side."""
     assert k.conflict is not None, "the supply phase follows a chosen conflict"
     side = k.house.other if k.pick is ActionCard.TRAITOR else k.house
     bonus = float(DIPLOMAT_BONUS.get(k.pick, 0)) if k.pick is not None else 0.0
-    battle = _battle(k, w, k.conflict, side, bonus=bonus)
+    return side, _battle(k, w, k.conflict, side, bonus=bonus)
+
+
+def _supply_scores(k: Knowledge, w: Weights) -> list[float]:
+    _, battle = _supply_battle(k, w)
     draws = _final_draws(k, k.pick)
     # Choices with as many cards of the same total score the same; a hand has few of those.
     seen: dict[tuple[int, int], float] = {}
@@ -300,8 +305,8 @@ def _draw_value(k: Knowledge, w: Weights, extra: int) -> float:
     if k.last_round:
         posts = k.trading_posts(k.seat)
         return posts * (
-            min(TRADING_POST_CARDS, hand + min(DRAW_CAP, usual + extra))
-            - min(TRADING_POST_CARDS, hand + usual)
+            min(CARDS_SCORED_PER_TRADING_POST, hand + min(DRAW_CAP, usual + extra))
+            - min(CARDS_SCORED_PER_TRADING_POST, hand + usual)
         )
     room = max(0.0, HAND_LIMIT - hand - usual)
     gained = min(float(min(DRAW_CAP, usual + extra) - usual), room + 1.0)
@@ -380,7 +385,7 @@ def _estate_value(k: Knowledge, w: Weights, position: int) -> float:
 def _trading_post_value(k: Knowledge, w: Weights) -> float:
     """What building a trading post *now* adds, over keeping the card for a later build."""
     if k.last_round:
-        return float(min(TRADING_POST_CARDS, len(k.hand) + _final_draws(k, k.pick)))
+        return float(min(CARDS_SCORED_PER_TRADING_POST, len(k.hand) + _final_draws(k, k.pick)))
     later = min(1.0, w.build_again * (k.rounds - k.round))
     return w.trading_post * (1.0 - later)
 
@@ -462,10 +467,7 @@ def explain(k: Knowledge, command: PlayerCommand, w: Weights = DEFAULT_WEIGHTS) 
     """A short reason for `command`, in the game's words, for the player or the log."""
     match command:
         case PlaySupply(cards=cards):
-            assert k.conflict is not None
-            side = k.house.other if k.pick is ActionCard.TRAITOR else k.house
-            bonus = float(DIPLOMAT_BONUS.get(k.pick, 0)) if k.pick is not None else 0.0
-            battle = _battle(k, w, k.conflict, side, bonus=bonus)
+            side, battle = _supply_battle(k, w)
             chance = battle.win_chance(float(sum(cards)))
             if not cards:
                 return f"saves its cards ({chance:.0%} chance {side.name.title()} wins anyway)"

@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from services.engine import (
     ActionCard,
     Building,
-    BuildingSide,
     CardTable,
     GameState,
     House,
@@ -22,8 +21,11 @@ from services.engine import (
     PlayerCommand,
     PlayerView,
     Ruleset,
+    productive_estates,
+    to_act,
+    trading_posts,
+    unplaced_buildings,
 )
-from services.engine.cards import BUILDINGS_PER_PLAYER
 
 
 class Knowledge:
@@ -131,7 +133,9 @@ class Knowledge:
         k.played = state.played
         k.pick = state.picks[seat]
         k.picks_revealed = state.revealed
-        k.offered = state.pool if state.phase is Phase.DRAFT else ()
+        # The draft's cards are seen by the seat whose pick it is, and by no other.
+        drafting = state.phase is Phase.DRAFT and to_act(state) == (seat,)
+        k.offered = state.pool if drafting else ()
         k.conflict = state.conflict
         k.legal = legal
         k.card_table = state.rules.card_table
@@ -150,25 +154,18 @@ class Knowledge:
 
     def draw_phases_left(self) -> int:
         """Draw phases still to come, this round's included while it has not happened."""
+        if self.phase is Phase.GAME_OVER:
+            return 0
         before_draw = self.phase is not Phase.HAND_LIMIT
-        return max(0, self.rounds - self.round + (1 if before_draw else 0))
+        # Before round 1 (the first estates) the round is 0, and every round's draw is to come.
+        return self.rounds - max(self.round, 1) + (1 if before_draw else 0)
 
     def trading_posts(self, seat: int) -> int:
-        return sum(
-            1
-            for b in self.buildings
-            if b is not None and b.owner == seat and b.side is BuildingSide.TRADING_POST
-        )
+        return trading_posts(self.buildings, seat)
 
     def unplaced_buildings(self, seat: int) -> int:
-        return BUILDINGS_PER_PLAYER - sum(
-            1 for b in self.buildings if b is not None and b.owner == seat
-        )
+        return unplaced_buildings(self.buildings, seat)
 
     def productive_estates(self, seat: int, house: House) -> int:
         """Estates of `seat` under landscapes of `house` (they give cards to backers of it)."""
-        return sum(
-            1
-            for b, h in zip(self.buildings, self.houses, strict=True)
-            if b is not None and b.owner == seat and b.side is BuildingSide.ESTATE and h is house
-        )
+        return productive_estates(self.buildings, self.houses, seat, house)

@@ -19,6 +19,7 @@ import grpc
 from grpc import aio
 
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT
 from services.rpc import bearer
 
 from .client import FetchError, fetch_log
@@ -64,8 +65,8 @@ async def simulate(
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> SimulatedGame:
     """Play one game of `players` bots at `level` on `server` (embedded when None)."""
-    if players not in (3, 4):
-        raise ValueError("players must be 3 or 4")
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"players must be {PLAYER_COUNTS_TEXT}")
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}")
     backend: Backend | None = None
@@ -146,7 +147,7 @@ def add_simulate_command(commands: argparse._SubParsersAction[argparse.ArgumentP
         "simulate",
         help="play one game between bots through the real services; print its game id",
     )
-    simulate_parser.add_argument("--players", type=int, choices=(3, 4), default=4)
+    simulate_parser.add_argument("--players", type=int, choices=PLAYER_COUNTS, default=4)
     simulate_parser.add_argument("--level", choices=tuple(LEVELS), default="normal")
     simulate_parser.add_argument(
         "--server",

@@ -5,11 +5,13 @@
 the fold of its events; see shared/RULES.md for the rules and shared/ARCHITECTURE.md for why.
 """
 
+from .buildings import Building, productive_estates, trading_posts, unplaced_buildings
 from .cards import (
     DEFAULT_CARD_TABLE,
     DRAW_CAP,
     HAND_LIMIT,
     PLAYER_COUNTS,
+    PLAYER_COUNTS_TEXT,
     ActionCard,
     BuildingSide,
     CardTable,
@@ -72,19 +74,18 @@ from .events import (
     deciding_seat,
 )
 from .infoset import sample_state
+from .legal import legal_commands
 from .rng import SEED_BYTES, new_seed
-from .rules import (
-    DecisionKind,
-    Turn,
-    at_rest,
-    decide,
-    execute,
-    legal_commands,
+from .rules import decide, execute
+from .state import (
+    ConflictSummary,
+    GameState,
+    evolve,
+    fold,
+    initial_state,
     supply_count,
-    to_act,
-    whose_turn,
 )
-from .state import Building, ConflictSummary, GameState, evolve, fold, initial_state
+from .turns import DecisionKind, Turn, at_rest, to_act, whose_turn
 from .view import LandscapeView, PlayerView, SeatView, redact_event, view
 
 __all__ = [
@@ -93,6 +94,7 @@ __all__ = [
     "DRAW_CAP",
     "HAND_LIMIT",
     "PLAYER_COUNTS",
+    "PLAYER_COUNTS_TEXT",
     "SEED_BYTES",
     "ActionCard",
     "ActionCardPicked",
@@ -166,10 +168,13 @@ __all__ = [
     "legal_commands",
     "load_card_table",
     "new_seed",
+    "productive_estates",
     "redact_event",
     "sample_state",
     "supply_count",
     "to_act",
+    "trading_posts",
+    "unplaced_buildings",
     "view",
     "whose_turn",
 ]

@@ -58,12 +58,14 @@ class BuildingSide(IntEnum):
 
 ALL_ACTION_CARDS: tuple[ActionCard, ...] = tuple(ActionCard)
 
-#: The 23 supply cards: 2 x5, 3 x5, 4 x5, 5 x5, 6 x2, 8 x1 (sum 104).
+#: The 23 supply cards: 2 x5, 3 x5, 4 x5, 5 x5, 6 x2, 8 x1 (sum 90).
 SUPPLY_CARDS: tuple[int, ...] = (2,) * 5 + (3,) * 5 + (4,) * 5 + (5,) * 5 + (6,) * 2 + (8,)
 #: Every player starts with one 3, one 4 and one 5.
 STARTING_HAND: tuple[int, ...] = (3, 4, 5)
 BUILDINGS_PER_PLAYER = 3
 MAX_TRADING_POSTS = 2
+#: Final scoring: each trading post in play scores the cards in its owner's hand, at most 3.
+CARDS_SCORED_PER_TRADING_POST = 3
 HAND_LIMIT = 5
 DRAW_CAP = 3
 MAX_SUPPLY_PLAYED = 5
@@ -72,8 +74,9 @@ DIPLOMAT_BONUS: dict[ActionCard, int] = {ActionCard.DIPLOMAT2: 2, ActionCard.DIP
 TRAITOR_POINTS = 1
 STRATEGIST_POINTS = 2
 ROUNDS_BY_PLAYERS: dict[int, int] = {3: 9, 4: 8}
-#: How many may play: the game is for 3 or 4 players.
-PLAYER_COUNTS: tuple[int, ...] = tuple(sorted(ROUNDS_BY_PLAYERS))
+#: The numbers of players Verräter is played by, and the same for a message.
+PLAYER_COUNTS: tuple[int, ...] = tuple(ROUNDS_BY_PLAYERS)
+PLAYER_COUNTS_TEXT = " or ".join(str(players) for players in PLAYER_COUNTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,7 +177,7 @@ class Ruleset:
     ) -> Ruleset:
         """The published rules for 3 or 4 players (9 or 8 rounds)."""
         if players not in ROUNDS_BY_PLAYERS:
-            raise ValueError(f"Verräter is played by 3 or 4 players, not {players}")
+            raise ValueError(f"Verräter is played by {PLAYER_COUNTS_TEXT} players, not {players}")
         return cls(players, ROUNDS_BY_PLAYERS[players], builder_may_move, card_table)
 
     def to_dict(self) -> dict[str, Any]:

@@ -3,18 +3,16 @@
 `decide(state, command)` checks a command against the rules and returns the events it causes:
 the decision itself and every automatic consequence up to the next decision (or the end of the
 game). It raises `RuleViolation` and changes nothing when the command breaks a rule.
+
+The module follows the rulebook: setup, then the phases of a round in order. Who must act is
+`turns.py`; the commands a seat may give, `legal.py`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass
-from enum import IntEnum
-from functools import lru_cache
-from itertools import combinations
-
 from .cards import (
     ALL_ACTION_CARDS,
+    CARDS_SCORED_PER_TRADING_POST,
     DIPLOMAT_BONUS,
     DRAW_CAP,
     HAND_LIMIT,
@@ -81,28 +79,7 @@ from .events import (
 )
 from .rng import commitment, shuffled
 from .state import GameState, evolve, remove_cards
-
-
-class DecisionKind(IntEnum):
-    """The kinds of decision a player can be asked for."""
-
-    PLACE_FIRST_ESTATE = 0
-    CHOOSE_CONFLICT = 1
-    PICK_ACTION_CARD = 2
-    PLAY_SUPPLY = 3
-    BUILD = 4
-    DISCARD = 5
-
-
-#: The decision each decision phase asks for.
-DECISION_OF_PHASE: dict[Phase, DecisionKind] = {
-    Phase.FIRST_ESTATES: DecisionKind.PLACE_FIRST_ESTATE,
-    Phase.CONFLICT: DecisionKind.CHOOSE_CONFLICT,
-    Phase.DRAFT: DecisionKind.PICK_ACTION_CARD,
-    Phase.SUPPLY: DecisionKind.PLAY_SUPPLY,
-    Phase.BUILD: DecisionKind.BUILD,
-    Phase.HAND_LIMIT: DecisionKind.DISCARD,
-}
+from .turns import at_rest, to_act
 
 #: The phase each player command belongs to.
 PHASE_OF_COMMAND: dict[type, Phase] = {
@@ -116,49 +93,6 @@ PHASE_OF_COMMAND: dict[type, Phase] = {
     PassBuild: Phase.BUILD,
     DiscardCards: Phase.HAND_LIMIT,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """Who must act now and what kind of decision; `seats` is empty when nobody must."""
-
-    phase: Phase
-    decision: DecisionKind | None
-    seats: tuple[int, ...]
-
-
-# --- who acts ------------------------------------------------------------------------------
-
-
-def to_act(state: GameState) -> tuple[int, ...]:
-    """The seats whose decision the game is waiting for (several only at the hand limit)."""
-    phase = state.phase
-    n = len(state.vp)
-    if phase is Phase.CONFLICT:
-        return (state.strategist,) if state.conflict is None else ()
-    if phase is Phase.DRAFT or phase is Phase.SUPPLY or phase is Phase.FIRST_ESTATES:
-        return ((state.start_player + state.turn) % n,) if state.turn < n else ()
-    if phase is Phase.BUILD:
-        builder = state.holder(ActionCard.BUILDER)
-        return (builder,) if builder is not None and state.turn == 0 else ()
-    if phase is Phase.HAND_LIMIT:
-        return tuple(seat for seat in range(n) if len(state.hands[seat]) > HAND_LIMIT)
-    return ()
-
-
-def at_rest(state: GameState) -> bool:
-    """True when the game waits for a decision or is over: the end of every event batch.
-
-    Within one `decide` batch only the last state is at rest, so a live update stream can
-    attach a view exactly where the batch ends.
-    """
-    return state.phase is Phase.GAME_OVER or bool(to_act(state))
-
-
-def whose_turn(state: GameState) -> Turn:
-    """Who must act now, and what kind of decision."""
-    seats = to_act(state)
-    return Turn(state.phase, DECISION_OF_PHASE.get(state.phase) if seats else None, seats)
 
 
 # --- decide --------------------------------------------------------------------------------
@@ -607,7 +541,8 @@ def _end_round(state: GameState) -> list[Event]:
         return events
     final_vp = list(state.vp)
     for seat in range(n):
-        points = state.trading_posts(seat) * min(3, len(state.hands[seat]))
+        cards = min(CARDS_SCORED_PER_TRADING_POST, len(state.hands[seat]))
+        points = state.trading_posts(seat) * cards
         if points:
             events.append(PointsAwarded(seat, points, ScoreReason.TRADING_POSTS))
             final_vp[seat] += points
@@ -626,84 +561,3 @@ _AUTOMATIC = {
     Phase.BUILD: _strategist_discard_draw,
     Phase.HAND_LIMIT: _end_round,
 }
-
-
-# --- legal commands --------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=4096)
-def sub_multisets(hand: tuple[int, ...], size: int | None = None) -> tuple[tuple[int, ...], ...]:
-    """Every distinct choice of cards from a hand (of one size, or of every size)."""
-    sizes = range(len(hand) + 1) if size is None else (size,)
-    return tuple(sorted({combo for r in sizes for combo in combinations(sorted(hand), r)}))
-
-
-def legal_commands(state: GameState, seat: int) -> list[PlayerCommand]:
-    """Every command `seat` may give now (empty when it is not that seat's decision)."""
-    if seat not in to_act(state):
-        return []
-    phase = state.phase
-    free = [pos for pos in range(RING_SIZE) if state.buildings[pos] is None]
-    if phase is Phase.FIRST_ESTATES:
-        return [PlaceFirstEstate(seat, pos) for pos in free]
-    if phase is Phase.CONFLICT:
-        return [
-            ChooseConflict(seat, pos, (pos + 1) % RING_SIZE)
-            for pos in range(RING_SIZE)
-            if state.houses[pos] is not state.houses[(pos + 1) % RING_SIZE]
-        ]
-    if phase is Phase.DRAFT:
-        return [PickActionCard(seat, card) for card in sorted(set(state.pool))]
-    if phase is Phase.SUPPLY:
-        return list(_supply_plays(seat, state.hands[seat]))
-    if phase is Phase.HAND_LIMIT:
-        return list(_discards(seat, state.hands[seat]))
-    return _build_commands(state, seat, free)
-
-
-# A hand's choices run to a hundred commands and recur all game: build each list once. The
-# commands are frozen, so sharing them is safe.
-@lru_cache(maxsize=4096)
-def _supply_plays(seat: int, hand: tuple[int, ...]) -> tuple[PlaySupply, ...]:
-    return tuple(
-        PlaySupply(seat, cards) for cards in sub_multisets(hand) if len(cards) <= MAX_SUPPLY_PLAYED
-    )
-
-
-@lru_cache(maxsize=4096)
-def _discards(seat: int, hand: tuple[int, ...]) -> tuple[DiscardCards, ...]:
-    return tuple(DiscardCards(seat, cards) for cards in sub_multisets(hand, len(hand) - HAND_LIMIT))
-
-
-def _build_commands(state: GameState, seat: int, free: list[int]) -> list[PlayerCommand]:
-    commands: list[PlayerCommand] = [PassBuild(seat)]
-    room = state.trading_posts(seat) < MAX_TRADING_POSTS
-    sides = [BuildingSide.ESTATE, BuildingSide.TRADING_POST] if room else [BuildingSide.ESTATE]
-    if state.unplaced_buildings(seat):
-        commands.extend(PlaceBuilding(seat, pos, side) for pos in free for side in sides)
-    own = [
-        (pos, b.side) for pos, b in enumerate(state.buildings) if b is not None and b.owner == seat
-    ]
-    commands.extend(
-        FlipBuilding(seat, pos) for pos, side in own if side is BuildingSide.TRADING_POST or room
-    )
-    if state.rules.builder_may_move:
-        for pos, side in own:
-            move_room = room or side is BuildingSide.TRADING_POST
-            move_sides = (
-                [BuildingSide.ESTATE, BuildingSide.TRADING_POST]
-                if move_room
-                else [BuildingSide.ESTATE]
-            )
-            commands.extend(MoveBuilding(seat, pos, dest, s) for dest in free for s in move_sides)
-    return commands
-
-
-def supply_count(state: GameState) -> Counter[int]:
-    """All supply cards wherever they are: hands, draw pile, discard pile, played this round."""
-    counter: Counter[int] = Counter(state.deck)
-    counter.update(state.discard)
-    for cards in (*state.hands, *state.played):
-        if cards:
-            counter.update(cards)
-    return counter

@@ -8,8 +8,10 @@ from dataclasses import dataclass
 from .cards import Ruleset
 from .commands import CreateGame
 from .events import Event, Phase
-from .rules import execute, legal_commands, to_act
+from .legal import legal_commands
+from .rules import execute
 from .state import GameState, initial_state
+from .turns import to_act
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,19 +8,13 @@ changes. Copy-on-write of a flat record is what keeps the fold cheap enough for 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .cards import (
-    BUILDINGS_PER_PLAYER,
-    RING_SIZE,
-    ActionCard,
-    BuildingSide,
-    House,
-    LandscapeType,
-    Ruleset,
-)
+from .buildings import Building, productive_estates, trading_posts, unplaced_buildings
+from .cards import RING_SIZE, ActionCard, BuildingSide, House, LandscapeType, Ruleset
 from .events import (
     ActionCardPicked,
     ActionCardsDealt,
@@ -55,14 +49,6 @@ from .events import (
     SupplyDiscarded,
     SupplyPlayed,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Building:
-    """A building card in play: its owner and the side that is up."""
-
-    owner: int
-    side: BuildingSide
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,24 +237,14 @@ class GameState:
         return None
 
     def unplaced_buildings(self, seat: int) -> int:
-        placed = sum(1 for b in self.buildings if b is not None and b.owner == seat)
-        return BUILDINGS_PER_PLAYER - placed
+        return unplaced_buildings(self.buildings, seat)
 
     def trading_posts(self, seat: int) -> int:
-        return sum(
-            1
-            for b in self.buildings
-            if b is not None and b.owner == seat and b.side is BuildingSide.TRADING_POST
-        )
+        return trading_posts(self.buildings, seat)
 
     def productive_estates(self, seat: int) -> int:
         """Estates of `seat` under landscapes of the house the seat backs now."""
-        house = self.allegiance[seat]
-        return sum(
-            1
-            for b, h in zip(self.buildings, self.houses, strict=True)
-            if b is not None and b.owner == seat and b.side is BuildingSide.ESTATE and h is house
-        )
+        return productive_estates(self.buildings, self.houses, seat, self.allegiance[seat])
 
 
 _SLOTS: tuple[str, ...] = GameState.__slots__
@@ -283,6 +259,16 @@ def remove_cards(hand: tuple[int, ...], cards: Iterable[int]) -> tuple[int, ...]
         except ValueError:
             return None
     return tuple(rest)
+
+
+def supply_count(state: GameState) -> Counter[int]:
+    """All supply cards wherever they are: hands, draw pile, discard pile, played this round."""
+    counter: Counter[int] = Counter(state.deck)
+    counter.update(state.discard)
+    for cards in (*state.hands, *state.played):
+        if cards:
+            counter.update(cards)
+    return counter
 
 
 def _with(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .cards import BUILDINGS_PER_PLAYER, ActionCard, BuildingSide, House, LandscapeType
+from .buildings import Building, trading_posts, unplaced_buildings
+from .cards import ActionCard, BuildingSide, House, LandscapeType
 from .commands import PlayerCommand
 from .events import (
     ActionCardPicked,
@@ -23,8 +24,9 @@ from .events import (
     Phase,
     SupplyDealt,
 )
-from .rules import Turn, legal_commands, whose_turn
-from .state import Building, ConflictSummary, GameState
+from .legal import legal_commands
+from .state import ConflictSummary, GameState
+from .turns import Turn, whose_turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,22 +98,16 @@ def view(state: GameState, seat: int | None) -> PlayerView:
     n = len(state.vp)
     if seat is not None and not 0 <= seat < n:
         raise ValueError(f"seat {seat} is not in this game")
-    ring = _ring(state.kinds, state.houses, state.buildings)
-    placed = [0] * n
-    posts = [0] * n
-    for building in state.buildings:
-        if building is not None:
-            placed[building.owner] += 1
-            if building.side is BuildingSide.TRADING_POST:
-                posts[building.owner] += 1
+    buildings = state.buildings
+    ring = _ring(state.kinds, state.houses, buildings)
     seats = tuple(
         SeatView(
             seat=s,
             house=state.allegiance[s],
             vp=state.vp[s],
             hand_count=len(state.hands[s]),
-            unplaced_buildings=BUILDINGS_PER_PLAYER - placed[s],
-            trading_posts=posts[s],
+            unplaced_buildings=unplaced_buildings(buildings, s),
+            trading_posts=trading_posts(buildings, s),
             has_picked=state.picks[s] is not None,
             played=state.played[s],
             revealed_pick=state.picks[s] if state.revealed else None,

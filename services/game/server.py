@@ -20,7 +20,7 @@ from services.codec import (
     setup_from_proto,
     view_to_proto,
 )
-from services.engine import PLAYER_COUNTS, Ruleset, SeatAssignment, view
+from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, Ruleset, SeatAssignment, view
 from services.errors import Reason, ServiceError
 from services.observability import COMMAND_SECONDS, COMMANDS, bind_call
 from services.rpc import (
@@ -307,7 +307,7 @@ class GameServicer(game_pb2_grpc.GameServicer):
             return ruleset_to_proto(state.rules)
         if request.players not in PLAYER_COUNTS:
             raise ServiceError(
-                Reason.MALFORMED_REQUEST, "players must be 3 or 4", field="players"
+                Reason.MALFORMED_REQUEST, f"players must be {PLAYER_COUNTS_TEXT}", field="players"
             )
         return ruleset_to_proto(
             Ruleset.standard(request.players, builder_may_move=request.builder_may_move)

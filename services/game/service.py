@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from services.codec import Record, decode_record, encode_record
 from services.engine import (
     PLAYER_COUNTS,
+    PLAYER_COUNTS_TEXT,
     SEED_BYTES,
     CreateGame,
     Event,
@@ -240,7 +241,9 @@ class GameApplication:
         """Create `game` (its id chosen here when empty): its seed, ruleset and setup events."""
         if game.players not in PLAYER_COUNTS:
             raise ServiceError(
-                Reason.INVALID_TABLE_OPTION, "players must be 3 or 4", field="players"
+                Reason.INVALID_TABLE_OPTION,
+                f"players must be {PLAYER_COUNTS_TEXT}",
+                field="players",
             )
         if game.seed is not None and len(game.seed) != SEED_BYTES:
             raise ServiceError(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from services.engine import PLAYER_COUNTS
+from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT
 from services.errors import Reason, ServiceError
 
 NAME_MIN = 3
@@ -165,7 +165,9 @@ def new_table(
 ) -> Table:
     """A table with its host in seat 0 (or with every seat free, when the host sits out)."""
     if size not in PLAYER_COUNTS:
-        raise ServiceError(Reason.INVALID_TABLE_OPTION, "a table has 3 or 4 seats", field="size")
+        raise ServiceError(
+            Reason.INVALID_TABLE_OPTION, f"a table has {PLAYER_COUNTS_TEXT} seats", field="size"
+        )
     if not 0 <= turn_seconds <= 3600:
         raise ServiceError(
             Reason.INVALID_TABLE_OPTION,

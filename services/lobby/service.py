@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from services.engine import PLAYER_COUNTS, SeatAssignment
+from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, SeatAssignment
 from services.errors import Reason, ServiceError
 from services.rpc import Identity, TokenIssuer
 
@@ -196,7 +196,7 @@ class LobbyApplication:
         player = await self.player(identity)
         if size not in PLAYER_COUNTS:
             raise ServiceError(
-                Reason.INVALID_TABLE_OPTION, "a table has 3 or 4 seats", field="size"
+                Reason.INVALID_TABLE_OPTION, f"a table has {PLAYER_COUNTS_TEXT} seats", field="size"
             )
         for candidate in await self.store.open_tables(size, LIST_LIMIT_MAX):
             if candidate.seat_of(player.player_id) is not None or not candidate.auto_start:

@@ -22,6 +22,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.engine import PLAYER_COUNTS
 from services.errors import Reason, ServiceError
 
 from .model import Player, Table
@@ -269,7 +270,7 @@ class RedisLobbyStore(LobbyStore):
         return bool(written)
 
     async def open_tables(self, size: int | None, limit: int) -> list[Table]:
-        sizes = (3, 4) if size is None else (size,)
+        sizes = PLAYER_COUNTS if size is None else (size,)
         async with _available():
             ids: list[tuple[float, str]] = []
             for each in sizes:

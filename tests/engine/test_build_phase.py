@@ -16,6 +16,7 @@ from services.engine import (
     legal_commands,
     to_act,
 )
+from services.engine.buildings import Building
 from services.engine.events import (
     ActionCardsRevealed,
     BuildingFlipped,
@@ -23,7 +24,6 @@ from services.engine.events import (
     BuildingPlaced,
     BuildPassed,
 )
-from services.engine.state import Building
 from tests.engine.scenario import BUILDER, STRATEGIST, Game, first_legal_conflict, only
 
 ESTATE, TRADING_POST = BuildingSide.ESTATE, BuildingSide.TRADING_POST

@@ -14,6 +14,7 @@ from services.engine import (
     LandscapeType,
     ScoreReason,
 )
+from services.engine.buildings import Building
 from services.engine.events import (
     ActionCardsRevealed,
     AllegianceSwitched,
@@ -21,7 +22,6 @@ from services.engine.events import (
     LandscapeFlipped,
     PointsAwarded,
 )
-from services.engine.state import Building
 from tests.engine.scenario import (
     BUILDER,
     DIPLOMAT2,
