@@ -19,7 +19,7 @@ async def test_three_thousand_calls_arriving_at_once_are_all_answered() -> None:
     backend = await start_backend(config, frozenset({"game"}), event_store=InMemoryEventStore())
     try:
         async with aio.insecure_channel(f"127.0.0.1:{backend.port}") as channel:
-            stub = game_pb2_grpc.GameStub(channel)
+            stub = game_pb2_grpc.GameServiceStub(channel)
             request = game_pb2.GetRulesetRequest(players=4)
             await stub.GetRuleset(request)
             results = await asyncio.gather(
@@ -27,6 +27,6 @@ async def test_three_thousand_calls_arriving_at_once_are_all_answered() -> None:
             )
         failed = [r.code() for r in results if isinstance(r, grpc.aio.AioRpcError)]
         assert failed == []
-        assert all(result.players == 4 for result in results)  # type: ignore[union-attr]
+        assert all(result.ruleset.players == 4 for result in results)  # type: ignore[union-attr]
     finally:
         await backend.stop(None)

@@ -71,7 +71,7 @@ class Player:
         self.retryable_errors = 0
         self.rng = random.Random(3)
 
-    async def step(self, game: game_pb2_grpc.GameAsyncStub) -> bool:
+    async def step(self, game: game_pb2_grpc.GameServiceAsyncStub) -> bool:
         """One decision, retried like a client would while the backend is away."""
         for _ in range(100):
             try:
@@ -83,15 +83,19 @@ class Player:
                 await asyncio.sleep(0.2)
         raise AssertionError("the backend never came back")
 
-    async def _step(self, game: game_pb2_grpc.GameAsyncStub) -> bool:
+    async def _step(self, game: game_pb2_grpc.GameServiceAsyncStub) -> bool:
         """One decision (retrying the same command id on retryable errors); False at the end."""
         spectator = bearer(self.issuer.mint("watcher"))
-        view = await game.GetView(game_pb2.GetViewRequest(game_id=self.game_id), metadata=spectator)
+        view = (
+            await game.GetView(game_pb2.GetViewRequest(game_id=self.game_id), metadata=spectator)
+        ).view
         if view.phase == events_pb2.PHASE_GAME_OVER:
             return False
         seat = view.turn.seats[0]
         token = bearer(self.issuer.mint(f"p{seat}", game_id=self.game_id, seat=seat))
-        mine = await game.GetView(game_pb2.GetViewRequest(game_id=self.game_id), metadata=token)
+        mine = (
+            await game.GetView(game_pb2.GetViewRequest(game_id=self.game_id), metadata=token)
+        ).view
         command_id = uuid.uuid4().hex
         request = game_pb2.SubmitCommandRequest(
             game_id=self.game_id,
@@ -118,7 +122,7 @@ class Player:
 async def _create(address: str, issuer: TokenIssuer) -> str:
     async with aio.insecure_channel(address) as channel:
         await wait_until_serving(channel)
-        created = await game_pb2_grpc.GameStub(channel).CreateGame(
+        created = await game_pb2_grpc.GameServiceStub(channel).CreateGame(
             game_pb2.CreateGameRequest(players=4),
             metadata=bearer(issuer.mint("lobby", role=Role.SERVICE)),
         )
@@ -149,13 +153,13 @@ def test_a_killed_game_service_is_replaced_and_the_game_goes_on(fresh_redis_url:
             player = Player(issuer, game_id)
             async with aio.insecure_channel(f"127.0.0.1:{first_port}") as channel:
                 for _ in range(25):
-                    await player.step(game_pb2_grpc.GameStub(channel))  # type: ignore[arg-type]
+                    await player.step(game_pb2_grpc.GameServiceStub(channel))  # type: ignore[arg-type]
             first.send_signal(signal.SIGKILL)
             first.wait()
         with game_service(fresh_redis_url, second_port):
             async with aio.insecure_channel(f"127.0.0.1:{second_port}") as channel:
                 await wait_until_serving(channel)
-                stub = game_pb2_grpc.GameStub(channel)
+                stub = game_pb2_grpc.GameServiceStub(channel)
                 while await player.step(stub):  # type: ignore[arg-type]
                     pass
         return player
@@ -177,7 +181,7 @@ def test_redis_restarting_with_aof_mid_game_costs_retries_not_events(
             game_id = await _create(address, issuer)
             player = Player(issuer, game_id)
             async with aio.insecure_channel(address) as channel:
-                stub = game_pb2_grpc.GameStub(channel)
+                stub = game_pb2_grpc.GameServiceStub(channel)
                 for _ in range(20):
                     await player.step(stub)  # type: ignore[arg-type]
                 persistent_redis.kill()  # a crash: only what AOF fsynced survives

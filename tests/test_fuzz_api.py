@@ -42,9 +42,9 @@ NEVER = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN, grpc.StatusCode.DATA
 @dataclass
 class Server:
     channel: grpc.Channel
-    game: game_pb2_grpc.GameStub
-    lobby: lobby_pb2_grpc.LobbyStub
-    ai: ai_pb2_grpc.AiStub
+    game: game_pb2_grpc.GameServiceStub
+    lobby: lobby_pb2_grpc.LobbyServiceStub
+    ai: ai_pb2_grpc.AiServiceStub
     issuer: TokenIssuer
     game_id: str
 
@@ -69,14 +69,14 @@ def server() -> Iterator[Server]:
     try:
         grpc.channel_ready_future(channel).result(timeout=30)
         issuer = TokenIssuer(SECRET)
-        game = game_pb2_grpc.GameStub(channel)
+        game = game_pb2_grpc.GameServiceStub(channel)
         service = bearer(issuer.mint("lobby", role=Role.SERVICE))
         created = game.CreateGame(game_pb2.CreateGameRequest(players=4), metadata=service)
         yield Server(
             channel,
             game,
-            lobby_pb2_grpc.LobbyStub(channel),
-            ai_pb2_grpc.AiStub(channel),
+            lobby_pb2_grpc.LobbyServiceStub(channel),
+            ai_pb2_grpc.AiServiceStub(channel),
             issuer,
             created.game_id,
         )
@@ -166,7 +166,7 @@ def _version(server: Server) -> int:
     spectator = bearer(server.issuer.mint("watcher"))
     view: view_pb2.PlayerView = server.game.GetView(
         game_pb2.GetViewRequest(game_id=server.game_id), metadata=spectator
-    )
+    ).view
     return view.version
 
 
@@ -174,7 +174,9 @@ def _hands(server: Server) -> dict[int, list[int]]:
     hands = {}
     for seat in range(4):
         token = bearer(server.issuer.mint(f"p{seat}", game_id=server.game_id, seat=seat))
-        view = server.game.GetView(game_pb2.GetViewRequest(game_id=server.game_id), metadata=token)
+        view = server.game.GetView(
+            game_pb2.GetViewRequest(game_id=server.game_id), metadata=token
+        ).view
         hands[seat] = list(view.hand.cards)
     return hands
 
@@ -224,13 +226,12 @@ def test_views_and_hints_show_each_caller_only_what_they_may_see(
     metadata = data.draw(callers(server.game_id, server.issuer))
     hands = _hands(server)
     game_id = data.draw(st.sampled_from([server.game_id, "nope", ""]))
-    code, response = _call(
-        server.game.GetView, game_pb2.GetViewRequest(game_id=game_id), metadata
-    )
+    code, response = _call(server.game.GetView, game_pb2.GetViewRequest(game_id=game_id), metadata)
     if code is grpc.StatusCode.OK:
-        assert isinstance(response, view_pb2.PlayerView)
-        seat = response.seat if response.HasField("seat") else None
-        _check_view(response, seat, hands)
+        assert isinstance(response, game_pb2.GetViewResponse)
+        view = response.view
+        seat = view.seat if view.HasField("seat") else None
+        _check_view(view, seat, hands)
     level = data.draw(enum_values)
     _call(
         server.ai.SuggestMove,
@@ -254,8 +255,10 @@ def test_lobby_calls_never_fail_inside(server: Server, data: st.DataObject) -> N
     code, session = _call(
         server.lobby.RegisterGuest, lobby_pb2.RegisterGuestRequest(display_name=name), ()
     )
-    metadata = bearer(session.token) if code is grpc.StatusCode.OK else data.draw(
-        callers(server.game_id, server.issuer)
+    metadata = (
+        bearer(session.session.token)
+        if code is grpc.StatusCode.OK
+        else data.draw(callers(server.game_id, server.issuer))
     )  # type: ignore[union-attr]
     table_id = data.draw(st.sampled_from(["", "nope", "x" * 100, "bad id!"]) | st.text(max_size=8))
     _call(

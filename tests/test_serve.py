@@ -20,6 +20,7 @@ from grpc import aio
 
 from services.api.verrater.v1 import (
     commands_pb2,
+    events_pb2,
     game_pb2,
     game_pb2_grpc,
     lobby_pb2,
@@ -66,11 +67,15 @@ def terminate(child: subprocess.Popen[bytes], timeout: float = 30) -> tuple[int,
 async def register_and_open_table(port: int) -> lobby_pb2.Table:
     async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         await wait_until_serving(channel)
-        lobby = lobby_pb2_grpc.LobbyStub(channel)
-        session = await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Newcomer"))
-        table: lobby_pb2.Table = await lobby.CreateTable(
-            lobby_pb2.CreateTableRequest(size=4), metadata=bearer(session.token)
-        )
+        lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        session = (
+            await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Newcomer"))
+        ).session
+        table: lobby_pb2.Table = (
+            await lobby.CreateTable(
+                lobby_pb2.CreateTableRequest(size=4), metadata=bearer(session.token)
+            )
+        ).table
         return table
 
 
@@ -109,7 +114,7 @@ def test_distributed_mode_refuses_the_development_secret(redis_url: str) -> None
 async def _hammer(port: int, issuer: TokenIssuer, acknowledged: dict[str, set[str]]) -> None:
     """Play games as fast as possible until the server goes away, noting acknowledged ids."""
     async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        game = game_pb2_grpc.GameStub(channel)
+        game = game_pb2_grpc.GameServiceStub(channel)
         service = bearer(issuer.mint("lobby", role=Role.SERVICE))
         try:
             while True:
@@ -119,16 +124,18 @@ async def _hammer(port: int, issuer: TokenIssuer, acknowledged: dict[str, set[st
                 game_id = created.game_id
                 acknowledged[game_id] = set()
                 while True:
-                    view = await game.GetView(
-                        game_pb2.GetViewRequest(game_id=game_id), metadata=service
-                    )
+                    view = (
+                        await game.GetView(
+                            game_pb2.GetViewRequest(game_id=game_id), metadata=service
+                        )
+                    ).view
                     if not view.turn.seats:
                         break
                     seat = view.turn.seats[0]
                     token = bearer(issuer.mint(f"p{seat}", game_id=game_id, seat=seat))
-                    mine = await game.GetView(
-                        game_pb2.GetViewRequest(game_id=game_id), metadata=token
-                    )
+                    mine = (
+                        await game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=token)
+                    ).view
                     command_id = uuid.uuid4().hex
                     await game.SubmitCommand(
                         game_pb2.SubmitCommandRequest(
@@ -196,22 +203,28 @@ def test_metrics_and_structured_logs_carry_context_and_never_a_token() -> None:
     async def scenario() -> str:
         async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             await wait_until_serving(channel)
-            lobby = lobby_pb2_grpc.LobbyStub(channel)
-            game = game_pb2_grpc.GameStub(channel)
-            session = await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Ops"))
+            lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+            game = game_pb2_grpc.GameServiceStub(channel)
+            session = (
+                await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Ops"))
+            ).session
             tokens.append(session.token)
             host = bearer(session.token)
-            table = await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=3), metadata=host)
+            table = (
+                await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=3), metadata=host)
+            ).table
             for _ in range(2):
                 await lobby.AddBot(
                     lobby_pb2.AddBotRequest(
-                        table_id=table.table_id, level=lobby_pb2.BOT_LEVEL_EASY
+                        table_id=table.table_id, level=events_pb2.BOT_LEVEL_EASY
                     ),
                     metadata=host,
                 )
-            table = await lobby.StartGame(
-                lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host
-            )
+            table = (
+                await lobby.StartGame(
+                    lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host
+                )
+            ).table
             seat = await lobby.GetSeatToken(
                 lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=host
             )

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from services.engine import GameState, Phase, to_act
+from services.engine import BotLevel, GameState, Phase, to_act
 from services.observability import BOT_QUEUE_DEPTH, BOT_TASK_SECONDS
 
 from .turns import BotTurn, GameClient, play_bot_turn
@@ -24,7 +24,7 @@ from .turns import BotTurn, GameClient, play_bot_turn
 log = logging.getLogger("verrater.ai")
 
 #: The level that stands in for a human whose turn timer ran out.
-STAND_IN_LEVEL = "normal"
+STAND_IN_LEVEL = BotLevel.NORMAL
 
 Launcher = Callable[[BotTurn, float], None]
 

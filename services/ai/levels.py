@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from services.engine import BotLevel
+
 from .heuristic import HeuristicPolicy
 from .ismcts import DEFAULT_BUDGET_S, IsmctsPolicy
 from .policy import Policy, RandomPolicy
@@ -28,18 +30,23 @@ class Level:
     description: str
 
 
-LEVELS: dict[str, Level] = {
-    "easy": Level("easy", "random", "uniformly random legal moves"),
-    "normal": Level("normal", "heuristic", "expected-VP rules of thumb, instant"),
-    "hard": Level("hard", "ismcts", f"information-set MCTS, {DEFAULT_BUDGET_S:g} s per decision"),
+LEVELS: dict[BotLevel, Level] = {
+    BotLevel.EASY: Level("easy", "random", "uniformly random legal moves"),
+    BotLevel.NORMAL: Level("normal", "heuristic", "expected-VP rules of thumb, instant"),
+    BotLevel.HARD: Level(
+        "hard", "ismcts", f"information-set MCTS, {DEFAULT_BUDGET_S:g} s per decision"
+    ),
 }
 
 
-def policy_for_level(level: str, *, budget_s: float | None = None) -> Policy:
-    """The policy behind a level; `budget_s` overrides `hard`'s thinking time per decision."""
-    if level not in LEVELS:
-        raise ValueError(f"unknown bot level {level!r}; choose one of {', '.join(LEVELS)}")
-    policy = LEVELS[level].policy
+def policy_for_level(level: BotLevel | str, *, budget_s: float | None = None) -> Policy:
+    """The policy behind a level (or its name); `budget_s` overrides `hard`'s thinking time per
+    decision."""
+    try:
+        policy = LEVELS[BotLevel(level)].policy
+    except ValueError:
+        names = ", ".join(LEVELS)
+        raise ValueError(f"unknown bot level {level!r}; choose one of {names}") from None
     if policy == "random":
         return RandomPolicy()
     if policy == "heuristic":

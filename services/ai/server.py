@@ -12,31 +12,30 @@ import random
 import grpc
 from grpc import aio
 
-from services.api.verrater.v1 import ai_pb2, ai_pb2_grpc, game_pb2, game_pb2_grpc, lobby_pb2
-from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
+from services.api.verrater.v1 import ai_pb2, ai_pb2_grpc, game_pb2, game_pb2_grpc
+from services.codec import (
+    bot_level_from_proto,
+    command_to_proto,
+    ruleset_from_proto,
+    view_from_proto,
+)
+from services.engine import BotLevel
 from services.errors import Reason, ServiceError
 from services.rpc import METADATA_KEY, Context, authenticated, checked_id, relayed
 
 from .levels import policy_for_level
 
-_LEVELS = {
-    lobby_pb2.BOT_LEVEL_UNSPECIFIED: "normal",
-    lobby_pb2.BOT_LEVEL_EASY: "easy",
-    lobby_pb2.BOT_LEVEL_NORMAL: "normal",
-    lobby_pb2.BOT_LEVEL_HARD: "hard",
-}
 
-
-class AiServicer(ai_pb2_grpc.AiServicer):
+class AiServicer(ai_pb2_grpc.AiServiceServicer):
     """SuggestMove over the public game API."""
 
     def __init__(self, game_address: str) -> None:
         self._channel = aio.insecure_channel(game_address)
-        self._game = game_pb2_grpc.GameStub(self._channel)
+        self._game = game_pb2_grpc.GameServiceStub(self._channel)
 
     async def SuggestMove(
         self, request: ai_pb2.SuggestMoveRequest, context: Context
-    ) -> ai_pb2.Suggestion:
+    ) -> ai_pb2.SuggestMoveResponse:
         """A legal move for the caller's seat and a short reason."""
         identity = authenticated()
         game_id = checked_id(request.game_id, "game_id")
@@ -46,35 +45,31 @@ class AiServicer(ai_pb2_grpc.AiServicer):
                 f"your token is not bound to a seat in game {game_id!r}; ask the lobby for a "
                 "seat token",
             )
-        if request.level not in _LEVELS:
-            raise ServiceError(
-                Reason.INVALID_TABLE_OPTION, "unknown bot level", field="level"
-            )
+        level = bot_level_from_proto(request.level, "level") or BotLevel.NORMAL
         forwarded = tuple(
             (key, value)
             for key, value in context.invocation_metadata() or ()
             if key == METADATA_KEY
         )
         try:
-            message = await self._game.GetView(
+            answer = await self._game.GetView(
                 game_pb2.GetViewRequest(game_id=game_id), metadata=forwarded, timeout=10
             )
-            ruleset = ruleset_from_proto(
-                await self._game.GetRuleset(
-                    game_pb2.GetRulesetRequest(game_id=game_id), timeout=10
-                )
+            rules = await self._game.GetRuleset(
+                game_pb2.GetRulesetRequest(game_id=game_id), timeout=10
             )
         except grpc.aio.AioRpcError as error:
             raise relayed(error, Reason.GAME_SERVICE_UNAVAILABLE) from None
+        message = answer.view
         if not message.legal:
-            raise ServiceError(
-                Reason.NO_DECISION_PENDING, "your seat has no decision to make now"
-            )
-        policy = policy_for_level(_LEVELS[request.level])
+            raise ServiceError(Reason.NO_DECISION_PENDING, "your seat has no decision to make now")
         choice = await asyncio.to_thread(
-            policy.choose, view_from_proto(message), ruleset, random.Random()
+            policy_for_level(level).choose,
+            view_from_proto(message),
+            ruleset_from_proto(rules.ruleset),
+            random.Random(),
         )
-        return ai_pb2.Suggestion(
+        return ai_pb2.SuggestMoveResponse(
             command=command_to_proto(choice.command), reason=choice.reason, version=message.version
         )
 

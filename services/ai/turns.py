@@ -62,7 +62,7 @@ class GameClient:
 
     def __init__(self, address: str, issuer: TokenIssuer) -> None:
         self._channel = aio.insecure_channel(address)
-        self._stub = game_pb2_grpc.GameStub(self._channel)
+        self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._issuer = issuer
         self._rulesets: dict[str, Ruleset] = {}
 
@@ -74,17 +74,17 @@ class GameClient:
 
     async def view(self, game_id: str, seat: int) -> view_pb2.PlayerView:
         request = game_pb2.GetViewRequest(game_id=game_id)
-        view: view_pb2.PlayerView = await self._stub.GetView(
+        answer = await self._stub.GetView(
             request, metadata=self._seat_token(game_id, seat), timeout=10
         )
-        return view
+        return answer.view
 
     async def ruleset(self, game_id: str) -> Ruleset:
         if game_id not in self._rulesets:
             message = await self._stub.GetRuleset(
                 game_pb2.GetRulesetRequest(game_id=game_id), timeout=10
             )
-            self._rulesets[game_id] = ruleset_from_proto(message)
+            self._rulesets[game_id] = ruleset_from_proto(message.ruleset)
         return self._rulesets[game_id]
 
     async def submit(self, turn: BotTurn, view: view_pb2.PlayerView, command: object) -> None:

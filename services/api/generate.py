@@ -38,7 +38,10 @@ def generate(out_dir: Path, proto_dir: Path = PROTO_DIR) -> list[Path]:
 
     Any earlier `out_dir/verrater/` is replaced whole, so code of a deleted .proto goes too.
     """
-    protos = sorted(p.relative_to(proto_dir).as_posix() for p in proto_dir.rglob("*.proto"))
+    # Only our package: the vendored google/rpc protos come with googleapis-common-protos.
+    protos = sorted(
+        p.relative_to(proto_dir).as_posix() for p in (proto_dir / PACKAGE).rglob("*.proto")
+    )
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp) / "out"
         work.mkdir()

@@ -46,7 +46,7 @@ async def fetch_log(
     """The game's log as stored (exact payload bytes and hash chain), first event first."""
     metadata = bearer(choose_token(token, issuer))
     async with aio.insecure_channel(server) as channel:
-        stub = game_pb2_grpc.GameStub(channel)
+        stub = game_pb2_grpc.GameServiceStub(channel)
         try:
             log = await stub.GetLog(
                 game_pb2.GetLogRequest(game_id=game_id), metadata=metadata, timeout=TIMEOUT_SECONDS

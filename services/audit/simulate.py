@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import grpc
 from grpc import aio
 
-from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT
 from services.rpc import bearer
 
@@ -28,10 +28,10 @@ from .export import LogEntry, write_jsonl
 if TYPE_CHECKING:
     from services.bootstrap import Backend
 
-LEVELS: dict[str, lobby_pb2.BotLevel.ValueType] = {
-    "easy": lobby_pb2.BOT_LEVEL_EASY,
-    "normal": lobby_pb2.BOT_LEVEL_NORMAL,
-    "hard": lobby_pb2.BOT_LEVEL_HARD,
+LEVELS: dict[str, events_pb2.BotLevel.ValueType] = {
+    "easy": events_pb2.BOT_LEVEL_EASY,
+    "normal": events_pb2.BOT_LEVEL_NORMAL,
+    "hard": events_pb2.BOT_LEVEL_HARD,
 }
 ORGANISER_NAME = "Simulation"
 #: How long one game may take before the simulation gives up (hard bots think 0.25 s a move).
@@ -87,24 +87,29 @@ async def simulate(
             await backend.stop(None)
 
 
-async def _play(address: str, players: int, level: lobby_pb2.BotLevel.ValueType) -> SimulatedGame:
+async def _play(address: str, players: int, level: events_pb2.BotLevel.ValueType) -> SimulatedGame:
     async with aio.insecure_channel(address) as channel:
-        lobby: lobby_pb2_grpc.LobbyAsyncStub = lobby_pb2_grpc.LobbyStub(channel)
-        game: game_pb2_grpc.GameAsyncStub = game_pb2_grpc.GameStub(channel)
-        session = await lobby.RegisterGuest(
-            lobby_pb2.RegisterGuestRequest(display_name=ORGANISER_NAME)
-        )
+        lobby: lobby_pb2_grpc.LobbyServiceAsyncStub = lobby_pb2_grpc.LobbyServiceStub(channel)
+        game: game_pb2_grpc.GameServiceAsyncStub = game_pb2_grpc.GameServiceStub(channel)
+        session = (
+            await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name=ORGANISER_NAME))
+        ).session
         organiser = bearer(session.token)
-        table = await lobby.CreateTable(
-            lobby_pb2.CreateTableRequest(size=players, host_sits_out=True), metadata=organiser
-        )
+        table = (
+            await lobby.CreateTable(
+                lobby_pb2.CreateTableRequest(size=players, host_sits_out=True), metadata=organiser
+            )
+        ).table
         for _ in range(players):
             await lobby.AddBot(
-                lobby_pb2.AddBotRequest(table_id=table.table_id, level=level), metadata=organiser
+                lobby_pb2.AddBotRequest(table_id=table.table_id, level=level),
+                metadata=organiser,
             )
-        started = await lobby.StartGame(
-            lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=organiser
-        )
+        started = (
+            await lobby.StartGame(
+                lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=organiser
+            )
+        ).table
         await _follow_to_the_end(game, started.game_id, organiser)
     try:
         entries = await fetch_log(started.game_id, server=address, token=session.token)
@@ -114,16 +119,20 @@ async def _play(address: str, players: int, level: lobby_pb2.BotLevel.ValueType)
 
 
 async def _follow_to_the_end(
-    game: game_pb2_grpc.GameAsyncStub, game_id: str, metadata: tuple[tuple[str, str]]
+    game: game_pb2_grpc.GameServiceAsyncStub, game_id: str, metadata: tuple[tuple[str, str]]
 ) -> None:
     """Watch as a spectator until GameEnded; reconnect from the last version if cut off."""
     version = 0
     while True:
         updates = game.Watch(
-            game_pb2.WatchRequest(game_id=game_id, from_version=version), metadata=metadata
+            game_pb2.WatchRequest(
+                game_id=game_id, from_version=version, mode=game_pb2.WATCH_MODE_EVENTS
+            ),
+            metadata=metadata,
         )
         try:
-            async for update in updates:
+            async for response in updates:
+                update = response.update
                 version = update.version
                 if update.event.WhichOneof("event") == "game_ended":
                     return

@@ -52,7 +52,7 @@ class _Tally:
 
 
 async def _play_seat(
-    stub: game_pb2_grpc.GameAsyncStub,
+    stub: game_pb2_grpc.GameServiceAsyncStub,
     game_id: str,
     token: tuple[tuple[str, str], ...],
     think_ms: float,
@@ -66,7 +66,8 @@ async def _play_seat(
         game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_TURNS), metadata=token
     )
     try:
-        async for update in turns:
+        async for response in turns:
+            update = response.update
             if update.view.phase == events_pb2.PHASE_GAME_OVER:
                 return
             if think_ms > 0:
@@ -80,7 +81,7 @@ async def _play_seat(
             )
             started = time.perf_counter()
             try:
-                response = await stub.SubmitCommand(request, metadata=token)
+                answer = await stub.SubmitCommand(request, metadata=token)
             except grpc.aio.AioRpcError as error:
                 if error.code() is not grpc.StatusCode.ABORTED:
                     raise
@@ -89,13 +90,13 @@ async def _play_seat(
                 tally.stale += 1
                 continue
             tally.latencies_ms.append((time.perf_counter() - started) * 1000)
-            tally.events += response.event_count
+            tally.events += answer.event_count
     finally:
         turns.cancel()
 
 
 async def _play_seat_on_stream(
-    stub: game_pb2_grpc.GameAsyncStub,
+    stub: game_pb2_grpc.GameServiceAsyncStub,
     game_id: str,
     token: tuple[tuple[str, str], ...],
     think_ms: float,
@@ -110,7 +111,7 @@ async def _play_seat_on_stream(
         await call.write(game_pb2.PlayRequest(open=game_pb2.PlayOpen(game_id=game_id)))
         sent = 0.0
         while (message := await call.read()) is not aio.EOF:
-            assert isinstance(message, game_pb2.PlayUpdate)
+            assert isinstance(message, game_pb2.PlayResponse)
             if message.HasField("result"):
                 result = message.result
                 if result.HasField("applied"):
@@ -143,7 +144,7 @@ async def _play_seat_on_stream(
 
 
 async def _play_games(
-    stub: game_pb2_grpc.GameAsyncStub,
+    stub: game_pb2_grpc.GameServiceAsyncStub,
     issuer: TokenIssuer,
     think_ms: float,
     *,
@@ -223,7 +224,7 @@ async def _run(
         channel = aio.insecure_channel(f"127.0.0.1:{port}")
         try:
             await wait_until_serving(channel)
-            stub: game_pb2_grpc.GameAsyncStub = game_pb2_grpc.GameStub(channel)
+            stub: game_pb2_grpc.GameServiceAsyncStub = game_pb2_grpc.GameServiceStub(channel)
             issuer = TokenIssuer(BENCH_SECRET)
             tally = _Tally()
             cpu_before = cpu_seconds(server.pid)

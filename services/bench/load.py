@@ -63,26 +63,32 @@ def _peak_memory_mb(pid: int) -> float:
 async def _one_game(
     lobby: Any, game: Any, think_ms: float, rng: random.Random, tally: _Tally
 ) -> None:
-    session = await lobby.RegisterGuest(
-        lobby_pb2.RegisterGuestRequest(display_name=f"Load {rng.randrange(10**6)}")
-    )
+    session = (
+        await lobby.RegisterGuest(
+            lobby_pb2.RegisterGuestRequest(display_name=f"Load {rng.randrange(10**6)}")
+        )
+    ).session
     player = bearer(session.token)
-    table = await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=player)
+    table = (await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=player)).table
     for _ in range(3):
         await lobby.AddBot(
-            lobby_pb2.AddBotRequest(table_id=table.table_id, level=lobby_pb2.BOT_LEVEL_NORMAL),
-            metadata=player,
-        )
-    table = await lobby.StartGame(
-        lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=player
-    )
+                lobby_pb2.AddBotRequest(table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL),
+                metadata=player,
+            )
+    table = (
+        await lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=player)
+    ).table
     seat_token = await lobby.GetSeatToken(
         lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=player
     )
     seat, token = seat_token.seat, bearer(seat_token.token)
     bot_waiting_since: float | None = None
-    updates = game.Watch(game_pb2.WatchRequest(game_id=table.game_id), metadata=token)
-    async for update in updates:
+    updates = game.Watch(
+        game_pb2.WatchRequest(game_id=table.game_id, mode=game_pb2.WATCH_MODE_EVENTS),
+        metadata=token,
+    )
+    async for response in updates:
+        update = response.update
         if bot_waiting_since is not None and update.event.WhichOneof("event") in _DECISIONS:
             tally.bot_move_ms.append((time.perf_counter() - bot_waiting_since) * 1000)
             bot_waiting_since = None
@@ -138,8 +144,8 @@ async def _drive(
     ):
         await wait_until_serving(lobby_channel)
         await wait_until_serving(game_channel)
-        lobby = lobby_pb2_grpc.LobbyStub(lobby_channel)
-        game = game_pb2_grpc.GameStub(game_channel)
+        lobby = lobby_pb2_grpc.LobbyServiceStub(lobby_channel)
+        game = game_pb2_grpc.GameServiceStub(game_channel)
         started = 0
         lock = asyncio.Lock()
 

@@ -117,9 +117,9 @@ class Connection:
         self._lost = False
         self._reached = False
         self._channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
-        self.lobby = lobby_pb2_grpc.LobbyStub(self._channel)
-        self.game = game_pb2_grpc.GameStub(self._channel)
-        self.ai = ai_pb2_grpc.AiStub(self._channel)
+        self.lobby = lobby_pb2_grpc.LobbyServiceStub(self._channel)
+        self.game = game_pb2_grpc.GameServiceStub(self._channel)
+        self.ai = ai_pb2_grpc.AiServiceStub(self._channel)
 
     def close(self) -> None:
         self._channel.close()
@@ -222,8 +222,11 @@ class Connection:
         version = after_version
 
         def request() -> game_pb2.WatchRequest:
-            return game_pb2.WatchRequest(game_id=game_id, from_version=version)
+            return game_pb2.WatchRequest(
+                game_id=game_id, from_version=version, mode=game_pb2.WATCH_MODE_EVENTS
+            )
 
-        for update in self.stream(self.game.Watch, request, reopen_when_closed=True):
+        for response in self.stream(self.game.Watch, request, reopen_when_closed=True):
+            update = response.update
             version = update.version
             yield update

@@ -10,14 +10,14 @@ from dataclasses import dataclass
 
 import grpc
 
-from services.api.verrater.v1 import lobby_pb2
+from services.api.verrater.v1 import events_pb2, lobby_pb2
 
 from .connection import ClientError, Connection, ServerRefused
 
 LEVELS = {
-    "easy": lobby_pb2.BOT_LEVEL_EASY,
-    "normal": lobby_pb2.BOT_LEVEL_NORMAL,
-    "hard": lobby_pb2.BOT_LEVEL_HARD,
+    "easy": events_pb2.BOT_LEVEL_EASY,
+    "normal": events_pb2.BOT_LEVEL_NORMAL,
+    "hard": events_pb2.BOT_LEVEL_HARD,
 }
 #: A quick-match table this client opens fills its free seats with bots after this wait.
 QUICK_FILL_SECONDS = 10
@@ -66,7 +66,7 @@ def register(conn: Connection, display_name: str) -> lobby_pb2.Session:
         lobby_pb2.RegisterGuestRequest(display_name=display_name),
         patience_s=FIRST_CONTACT_PATIENCE_S,
         idempotent=False,
-    )
+    ).session
     conn.token = session.token
     return session
 
@@ -79,7 +79,7 @@ def open_table(conn: Connection, choice: TableChoice) -> lobby_pb2.Table:
             conn.lobby.JoinTable,
             lobby_pb2.JoinTableRequest(table_id=table_id.strip(), invite_code=code.strip()),
             idempotent=False,
-        )
+        ).table
     level = LEVELS[choice.level]
     if choice.quick:
         return conn.call(
@@ -90,7 +90,7 @@ def open_table(conn: Connection, choice: TableChoice) -> lobby_pb2.Table:
                 bot_level=level,
             ),
             idempotent=False,
-        )
+        ).table
     bots = choice.players - 1 if choice.bots is None else choice.bots
     table = conn.call(
         conn.lobby.CreateTable,
@@ -98,13 +98,13 @@ def open_table(conn: Connection, choice: TableChoice) -> lobby_pb2.Table:
             size=choice.players, auto_start=True, turn_seconds=choice.turn_seconds
         ),
         idempotent=False,
-    )
+    ).table
     for _ in range(bots):
         table = conn.call(
             conn.lobby.AddBot,
             lobby_pb2.AddBotRequest(table_id=table.table_id, level=level),
             idempotent=False,
-        )
+        ).table
     return table
 
 
@@ -117,7 +117,7 @@ def wait_for_start(
     if table.status != lobby_pb2.TABLE_STATUS_STARTED:
         # The stream sends the table now and at every change, and ends once the game runs.
         for update in conn.stream(conn.lobby.WatchTable, lambda: request):
-            table = update
+            table = update.table
             if table.status in (lobby_pb2.TABLE_STATUS_STARTED, lobby_pb2.TABLE_STATUS_CLOSED):
                 break
             if table.version != seen:

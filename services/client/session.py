@@ -21,7 +21,6 @@ from services.api.verrater.v1 import (
     commands_pb2,
     events_pb2,
     game_pb2,
-    lobby_pb2,
     ruleset_pb2,
     view_pb2,
 )
@@ -69,7 +68,7 @@ class GameSession:
         game_id: str,
         *,
         pause_after_conflict: bool,
-        hint_level: lobby_pb2.BotLevel.ValueType = lobby_pb2.BOT_LEVEL_NORMAL,
+        hint_level: events_pb2.BotLevel.ValueType = events_pb2.BOT_LEVEL_NORMAL,
         ask: Callable[[str], str] | None = None,
     ) -> None:
         self.conn = conn
@@ -91,11 +90,11 @@ class GameSession:
     def run(self) -> view_pb2.PlayerView:
         """Follow the game to its end; returns the final view."""
         conn = self.conn
-        now = conn.call(conn.game.GetView, game_pb2.GetViewRequest(game_id=self.game_id))
+        now = conn.call(conn.game.GetView, game_pb2.GetViewRequest(game_id=self.game_id)).view
         self.seat = now.seat if now.HasField("seat") else None
         self.ruleset = conn.call(
             conn.game.GetRuleset, game_pb2.GetRulesetRequest(game_id=self.game_id)
-        )
+        ).ruleset
         self._known_version = now.version
         conflict_in_batch = False
         for update in conn.watch(self.game_id, 0):
@@ -179,7 +178,7 @@ class GameSession:
                 if refusal.code != grpc.StatusCode.ABORTED:
                     raise
             # Stale: someone moved first. If the same choice still stands, send it again.
-            fresh = conn.call(conn.game.GetView, game_pb2.GetViewRequest(game_id=self.game_id))
+            fresh = conn.call(conn.game.GetView, game_pb2.GetViewRequest(game_id=self.game_id)).view
             self._known_version = max(self._known_version, fresh.version)
             if fresh.turn.decision != view.turn.decision or (
                 words.option_index(command, fresh.legal) < 0

@@ -16,7 +16,12 @@ stored form of events). Other services import the codec only from here.
 """
 
 from .commands import MAX_COMMAND_CARDS, command_from_proto, command_to_proto
-from .enums import MalformedCommand, MalformedMessage
+from .enums import (
+    MalformedCommand,
+    MalformedMessage,
+    bot_level_from_proto,
+    bot_level_to_proto,
+)
 from .events import event_from_proto, event_to_proto
 from .records import Record, decode_record, encode_record
 from .ruleset import ruleset_from_proto, ruleset_to_proto, setup_from_proto, setup_to_proto
@@ -28,6 +33,8 @@ __all__ = [
     "MalformedCommand",
     "MalformedMessage",
     "Record",
+    "bot_level_from_proto",
+    "bot_level_to_proto",
     "command_from_proto",
     "command_to_proto",
     "decode_record",

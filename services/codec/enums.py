@@ -15,7 +15,7 @@ from functools import cache
 from typing import TypeVar
 
 from services.api.verrater.v1 import cards_pb2, events_pb2, view_pb2
-from services.engine import ActionCard
+from services.engine import ActionCard, BotLevel
 
 
 class MalformedMessage(ValueError):
@@ -116,3 +116,26 @@ def _pick_of(pick: cards_pb2.SeatPick, field: str) -> ActionCard | None:
 
 def _picks_of(picks: Iterable[cards_pb2.SeatPick], field: str) -> tuple[ActionCard | None, ...]:
     return tuple(_pick_of(pick, f"{field}[{i}].card") for i, pick in enumerate(picks))
+
+
+# Bot levels travel by name: BotLevel.NORMAL <-> BOT_LEVEL_NORMAL; a person (None) is 0.
+_BOT_LEVEL_WIRE: dict[BotLevel, events_pb2.BotLevel.ValueType] = {
+    level: events_pb2.BotLevel.Value(f"BOT_LEVEL_{level.name}") for level in BotLevel
+}
+_BOT_LEVEL_OF_WIRE = {wire: level for level, wire in _BOT_LEVEL_WIRE.items()}
+
+
+def bot_level_to_proto(level: BotLevel | None) -> events_pb2.BotLevel.ValueType:
+    """A seat's bot level on the wire; BOT_LEVEL_UNSPECIFIED for a person."""
+    return events_pb2.BOT_LEVEL_UNSPECIFIED if level is None else _BOT_LEVEL_WIRE[level]
+
+
+def bot_level_from_proto(number: int, field: str = "bot_level") -> BotLevel | None:
+    """The bot level of a wire number: None for BOT_LEVEL_UNSPECIFIED (a person, or in a
+    request, the caller's default); an unknown number is malformed."""
+    if number == events_pb2.BOT_LEVEL_UNSPECIFIED:
+        return None
+    level: BotLevel | None = _BOT_LEVEL_OF_WIRE.get(number)  # type: ignore[call-overload]
+    if level is None:
+        raise MalformedMessage(field, f"{number} is not a known BotLevel")
+    return level

@@ -36,6 +36,8 @@ from .enums import (
     _supply,
     _wire,
     _wire_or_none,
+    bot_level_from_proto,
+    bot_level_to_proto,
 )
 from .ruleset import (
     _ring_from_proto,
@@ -94,7 +96,9 @@ def _game_created_to_proto(event: engine.GameCreated) -> events_pb2.GameCreated:
         setup=None if event.setup is None else setup_to_proto(event.setup),
         seats=[
             events_pb2.SeatAssignment(
-                player_id=seat.player_id, name=seat.name, bot_level=seat.bot_level
+                player_id=seat.player_id,
+                name=seat.name,
+                bot_level=bot_level_to_proto(seat.bot_level),
             )
             for seat in event.seats
         ],
@@ -112,7 +116,9 @@ def _game_created_from_proto(created: events_pb2.GameCreated) -> engine.GameCrea
         seed=created.seed if created.HasField("seed") else None,
         setup=_setup_from_proto(created.setup) if created.HasField("setup") else None,
         seats=tuple(
-            engine.SeatAssignment(seat.player_id, seat.name, seat.bot_level)
+            engine.SeatAssignment(
+                seat.player_id, seat.name, bot_level_from_proto(seat.bot_level, "seats.bot_level")
+            )
             for seat in created.seats
         ),
         ranked=created.ranked,

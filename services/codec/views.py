@@ -42,6 +42,8 @@ from .enums import (
     _supply,
     _wire,
     _wire_or_none,
+    bot_level_from_proto,
+    bot_level_to_proto,
 )
 
 # A view is mostly parts that recur from view to view and game to game: the same landscapes,
@@ -115,7 +117,7 @@ def _seat_view_to_proto(seat: SeatView) -> view_pb2.SeatView:
         played=_supply(seat.played),
         revealed_pick=_wire_or_none(seat.revealed_pick, _ACTION_CARD),
         name=seat.name,
-        bot_level=seat.bot_level,
+        bot_level=bot_level_to_proto(seat.bot_level),
     )
 
 
@@ -221,7 +223,7 @@ def _seat_view_from_proto(message: view_pb2.SeatView, index: int) -> SeatView:
             else None
         ),
         name=message.name,
-        bot_level=message.bot_level,
+        bot_level=bot_level_from_proto(message.bot_level, f"{field}.bot_level"),
     )
 
 

@@ -7,7 +7,7 @@ them with None in what a seat or spectator receives. The full events are the aud
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import IntEnum, StrEnum
 from typing import get_args
 
 from .cards import ActionCard, BuildingSide, House, LandscapeType, Ruleset
@@ -57,9 +57,18 @@ class ExplicitSetup:
     set_aside: tuple[ActionCard, ...] | None = None
 
 
+class BotLevel(StrEnum):
+    """How strong a bot plays: the one list of levels (the AI maps each to a policy)."""
+
+    EASY = "easy"
+    NORMAL = "normal"
+    HARD = "hard"
+
+
 @dataclass(frozen=True, slots=True)
 class SeatAssignment:
-    """Who sits at a seat: a player id and name, and the bot level for a bot ("" for a human).
+    """Who sits at a seat: a player id and name, and the bot level for a bot (None for a
+    person).
 
     The rules ignore it; it is recorded so the log alone tells who played (results, ratings,
     which seats the AI service plays).
@@ -67,7 +76,7 @@ class SeatAssignment:
 
     player_id: str
     name: str
-    bot_level: str = ""
+    bot_level: BotLevel | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from .commands import PlayerCommand
 from .events import (
     ActionCardPicked,
     ActionCardsDealt,
+    BotLevel,
     CardsDrawn,
     DiscardPileReshuffled,
     Event,
@@ -54,7 +55,7 @@ class SeatView:
     played: tuple[int, ...] | None
     revealed_pick: ActionCard | None
     name: str = ""
-    bot_level: str = ""
+    bot_level: BotLevel | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +113,7 @@ def view(state: GameState, seat: int | None) -> PlayerView:
             played=state.played[s],
             revealed_pick=state.picks[s] if state.revealed else None,
             name=state.seating[s].name if state.seating else "",
-            bot_level=state.seating[s].bot_level if state.seating else "",
+            bot_level=state.seating[s].bot_level if state.seating else None,
         )
         for s in range(n)
     )

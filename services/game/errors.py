@@ -23,6 +23,16 @@ class GameAlreadyExists(ServiceError):
         self.game_id = game_id
 
 
+class CommandIdReused(ServiceError):
+    def __init__(self, command_id: str, version: int) -> None:
+        super().__init__(
+            Reason.COMMAND_ID_REUSED,
+            f"command id {command_id!r} was used for another decision (at version {version}); "
+            "choose a new id for every command",
+            command_id=command_id,
+        )
+
+
 class StaleVersion(ServiceError):
     """The client acted on a version that is no longer current: re-read the view and retry."""
 

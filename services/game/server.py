@@ -9,11 +9,13 @@ each with its stable reason. A refused request changes nothing.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 
-from services.api.verrater.v1 import game_pb2, game_pb2_grpc, ruleset_pb2, view_pb2
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.codec import (
+    bot_level_from_proto,
     command_from_proto,
     event_to_proto,
     ruleset_to_proto,
@@ -38,10 +40,11 @@ from .errors import NotYourSeat
 from .play import Answer, PlaySession, Submission
 from .service import GameApplication, NewGame, Update, WatchMode
 
-SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["Game"].full_name
+SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 #: Decisions sent on a Play stream count against SubmitCommand's rate limit.
 SUBMIT_METHOD = f"/{SERVICE_NAME}/SubmitCommand"
 MAX_COMMAND_ID = 128
+COMMAND_ID = re.compile(rf"[A-Za-z0-9_.:-]{{1,{MAX_COMMAND_ID}}}")
 _WATCH_MODES = {
     game_pb2.WATCH_MODE_EVENTS: WatchMode.EVENTS,
     game_pb2.WATCH_MODE_VIEWS: WatchMode.VIEWS,
@@ -75,16 +78,26 @@ def _submission(
                 Reason.SERVICE_ONLY,
                 "only the AI service decides for a seat whose turn timer ran out",
             )
-        if len(request.command_id) > MAX_COMMAND_ID:
+        if not request.command_id:
             raise ServiceError(
-                Reason.INVALID_ID,
-                f"command_id is longer than {MAX_COMMAND_ID} characters",
+                Reason.MISSING_FIELD,
+                "command_id is required: an id of your choice for this command, so a retry "
+                "applies it once",
                 field="command_id",
             )
-        if request.expected_version < 0:
+        if COMMAND_ID.fullmatch(request.command_id) is None:
             raise ServiceError(
-                Reason.MALFORMED_REQUEST,
-                "expected_version cannot be negative",
+                Reason.INVALID_ID,
+                f"command_id must be 1-{MAX_COMMAND_ID} letters, digits or '-_.:'",
+                field="command_id",
+            )
+        if request.expected_version <= 0:
+            raise ServiceError(
+                Reason.MISSING_FIELD
+                if request.expected_version == 0
+                else Reason.MALFORMED_REQUEST,
+                "expected_version is required: the version of the view the command was "
+                "chosen from",
                 field="expected_version",
             )
         command = command_from_proto(request.command, seat)
@@ -92,7 +105,7 @@ def _submission(
         return Submission(request.command_id, None, None, refusal=error, kind=kind)
     return Submission(
         request.command_id,
-        request.expected_version or None,
+        request.expected_version,
         command,
         request.turn_timer_expired,
         kind=kind,
@@ -116,12 +129,13 @@ def _update_message(update: Update, game_id: str) -> game_pb2.GameUpdate:
     if update.event is not None:
         message.event.CopyFrom(event_to_proto(update.event))
         message.event.turn_timer_expired = update.turn_timer_expired
+        message.event.command_id = update.command_id
     if update.view is not None:
         message.view.CopyFrom(view_to_proto(update.view, game_id))
     return message
 
 
-class GameServicer(game_pb2_grpc.GameServicer):
+class GameServicer(game_pb2_grpc.GameServiceServicer):
     """The Game service's RPCs."""
 
     def __init__(self, app: GameApplication, limiter: RateLimiter | None = None) -> None:
@@ -131,11 +145,12 @@ class GameServicer(game_pb2_grpc.GameServicer):
 
     async def GetView(
         self, request: game_pb2.GetViewRequest, context: Context
-    ) -> view_pb2.PlayerView:
+    ) -> game_pb2.GetViewResponse:
         """The game as the caller's seat (or a spectator) sees it now."""
         game_id = checked_id(request.game_id, "game_id")
         identity = authenticated()
-        return view_to_proto(await self.app.view(game_id, identity.seat_in(game_id)), game_id)
+        view = await self.app.view(game_id, identity.seat_in(game_id))
+        return game_pb2.GetViewResponse(view=view_to_proto(view, game_id))
 
     async def SubmitCommand(
         self, request: game_pb2.SubmitCommandRequest, context: Context
@@ -179,12 +194,18 @@ class GameServicer(game_pb2_grpc.GameServicer):
 
     async def Watch(
         self, request: game_pb2.WatchRequest, context: Context
-    ) -> AsyncIterator[game_pb2.GameUpdate]:
+    ) -> AsyncIterator[game_pb2.WatchResponse]:
         """Events after from_version, then live, redacted for the caller."""
         game_id = checked_id(request.game_id, "game_id")
         identity = authenticated()
         mode = _WATCH_MODES.get(request.mode)
         if mode is None:
+            if request.mode == game_pb2.WATCH_MODE_UNSPECIFIED:
+                raise ServiceError(
+                    Reason.MISSING_FIELD,
+                    "mode is required: WATCH_MODE_EVENTS, WATCH_MODE_VIEWS or WATCH_MODE_TURNS",
+                    field="mode",
+                )
             raise ServiceError(
                 Reason.MALFORMED_REQUEST, f"unknown watch mode {request.mode}", field="mode"
             )
@@ -192,12 +213,12 @@ class GameServicer(game_pb2_grpc.GameServicer):
             game_id, identity.seat_in(game_id), _from_version(request.from_version), mode
         )
         async for update in updates:
-            yield _update_message(update, game_id)
+            yield game_pb2.WatchResponse(update=_update_message(update, game_id))
             del update  # not held while the next is awaited
 
     async def Play(
         self, requests: AsyncIterator[game_pb2.PlayRequest], context: Context
-    ) -> AsyncIterator[game_pb2.PlayUpdate]:
+    ) -> AsyncIterator[game_pb2.PlayResponse]:
         """One seat's game over one stream (services/game/play.py; game.proto)."""
         identity = authenticated()
         first = await anext(aiter(requests), None)
@@ -220,9 +241,9 @@ class GameServicer(game_pb2_grpc.GameServicer):
         decisions = self._decisions(requests, identity, game_id, seat)
         async for item in session.run(decisions):
             if isinstance(item, Answer):
-                yield game_pb2.PlayUpdate(result=self._result(item))
+                yield game_pb2.PlayResponse(result=self._result(item))
             else:
-                yield game_pb2.PlayUpdate(turn=_update_message(item, game_id))
+                yield game_pb2.PlayResponse(turn=_update_message(item, game_id))
             del item
 
     def _admission(self, identity: Identity) -> Callable[[], None] | None:
@@ -273,45 +294,48 @@ class GameServicer(game_pb2_grpc.GameServicer):
             outcome = refused.code.name.lower()
             message.refused.code = refused.code.value[0]
             message.refused.message = refused.message
+            message.refused.reason = refused.reason.value
+            message.refused.metadata.update(refused.metadata)
             if refused.violation is not None:
                 message.refused.violation.CopyFrom(refused.violation)
         COMMANDS.labels(submission.kind, outcome).inc()
         COMMAND_SECONDS.observe(answer.seconds)
         return message
 
-    async def GetLog(self, request: game_pb2.GetLogRequest, context: Context) -> game_pb2.GameLog:
+    async def GetLog(
+        self, request: game_pb2.GetLogRequest, context: Context
+    ) -> game_pb2.GetLogResponse:
         """The complete log of a finished game, with its hash chain and exact stored bytes."""
         game_id = checked_id(request.game_id, "game_id")
         authenticated()
-        entries = await self.app.log(game_id)
-        return game_pb2.GameLog(
+        return game_pb2.GetLogResponse(
             game_id=game_id,
             events=[
                 game_pb2.LoggedEvent(
                     version=stored.version,
                     prev_hash=stored.prev_hash,
                     hash=stored.hash,
-                    event=event_to_proto(record.event),
+                    # The stored message itself: command ids and times included.
+                    event=events_pb2.GameEvent.FromString(stored.payload),
                     payload=stored.payload,
                 )
-                for stored, record in entries
+                for stored, _ in await self.app.log(game_id)
             ],
         )
 
     async def GetRuleset(
         self, request: game_pb2.GetRulesetRequest, context: Context
-    ) -> ruleset_pb2.Ruleset:
+    ) -> game_pb2.GetRulesetResponse:
         """A game's ruleset, or the standard one for a player count and variant (no token)."""
         if request.game_id:
             state = await self.app.state(checked_id(request.game_id, "game_id"), fresh=False)
-            return ruleset_to_proto(state.rules)
+            return game_pb2.GetRulesetResponse(ruleset=ruleset_to_proto(state.rules))
         if request.players not in PLAYER_COUNTS:
             raise ServiceError(
                 Reason.MALFORMED_REQUEST, f"players must be {PLAYER_COUNTS_TEXT}", field="players"
             )
-        return ruleset_to_proto(
-            Ruleset.standard(request.players, builder_may_move=request.builder_may_move)
-        )
+        ruleset = Ruleset.standard(request.players, builder_may_move=request.builder_may_move)
+        return game_pb2.GetRulesetResponse(ruleset=ruleset_to_proto(ruleset))
 
     async def CreateGame(
         self, request: game_pb2.CreateGameRequest, context: Context
@@ -327,7 +351,11 @@ class GameServicer(game_pb2_grpc.GameServicer):
                 setup=setup_from_proto(request.setup) if request.HasField("setup") else None,
                 seed=request.seed if request.HasField("seed") else None,
                 seats=tuple(
-                    SeatAssignment(seat.player_id, seat.name, seat.bot_level)
+                    SeatAssignment(
+                        seat.player_id,
+                        seat.name,
+                        bot_level_from_proto(seat.bot_level, "seats.bot_level"),
+                    )
                     for seat in request.seats
                 ),
                 ranked=request.ranked,

@@ -31,8 +31,10 @@ from services.engine import (
     PlayerCommand,
     PlayerView,
     Ruleset,
+    RuleViolation,
     SeatAssignment,
     at_rest,
+    decide,
     evolve,
     execute,
     fold,
@@ -48,6 +50,7 @@ from services.observability import ACTIVE_GAMES, APPEND_SECONDS
 
 from .cache import CachedGame
 from .errors import (
+    CommandIdReused,
     GameAlreadyExists,
     GameNotFinished,
     GameNotFound,
@@ -61,6 +64,15 @@ logger = logging.getLogger(__name__)
 
 #: How often one command is re-decided after losing an append race before giving up.
 MAX_ATTEMPTS = 8
+
+
+def _decides(before: GameState, command: PlayerCommand, decision: Event) -> bool:
+    """Whether `command`, decided on `before`, is the decision recorded as `decision`: a
+    retried command id must come with the command it was first used for."""
+    try:
+        return decide(before, command)[0] == decision
+    except RuleViolation:
+        return False
 
 
 def _check_seat(state: GameState, seat: int | None) -> None:
@@ -131,6 +143,8 @@ class Update:
     event: Event | None
     view: PlayerView | None
     turn_timer_expired: bool = False
+    #: The command id of the decision this event records (EVENTS mode; "" when automatic).
+    command_id: str = ""
 
 
 class GameApplication:
@@ -294,6 +308,8 @@ class GameApplication:
                     first, last = game.commands[(seat, command_id)]
                     before = fold(game.events(1, first - 1))
                     batch = game.events(first, last)
+                    if not _decides(before, command, batch[0]):
+                        raise CommandIdReused(command_id, first)
                     return CommandResult(first, batch, before, fold(batch, before), True)
                 current = game.state.version
                 if expected_version is not None and expected_version != current:
@@ -378,7 +394,9 @@ class GameApplication:
                 visible = redact_event(record.event, seat, state)
                 state = evolve(state, record.event)
                 current = view(state, seat) if at_rest(state) else None
-                yield Update(position, visible, current, record.turn_timer_expired)
+                yield Update(
+                    position, visible, current, record.turn_timer_expired, record.command_id
+                )
                 if state.phase is Phase.GAME_OVER:
                     return  # nothing follows the last event: end the stream
             await self._wait(game, advanced)

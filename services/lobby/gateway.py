@@ -9,7 +9,7 @@ from google.protobuf import json_format
 from grpc import aio
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
-from services.codec import MalformedMessage, setup_from_proto
+from services.codec import MalformedMessage, bot_level_to_proto, setup_from_proto
 from services.engine import (
     CreateGame,
     Ruleset,
@@ -54,7 +54,7 @@ class GrpcGameGateway:
 
     def __init__(self, address: str, issuer: TokenIssuer) -> None:
         self._channel = aio.insecure_channel(address)
-        self._stub = game_pb2_grpc.GameStub(self._channel)
+        self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._issuer = issuer
 
     async def create_game(
@@ -74,7 +74,9 @@ class GrpcGameGateway:
             builder_may_move=builder_may_move,
             seats=[
                 events_pb2.SeatAssignment(
-                    player_id=seat.player_id, name=seat.name, bot_level=seat.bot_level
+                    player_id=seat.player_id,
+                    name=seat.name,
+                    bot_level=bot_level_to_proto(seat.bot_level),
                 )
                 for seat in seats
             ],

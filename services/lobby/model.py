@@ -14,13 +14,12 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT
+from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, BotLevel
 from services.errors import Reason, ServiceError
 
 NAME_MIN = 3
 NAME_MAX = 24
 _NAME_CHARS = re.compile(r"^[\w .\-]+$")
-BOT_LEVELS = ("easy", "normal", "hard")
 
 
 class TableStatus(StrEnum):
@@ -59,7 +58,7 @@ class Seat:
 
     player_id: str = ""
     name: str = ""
-    bot_level: str = ""
+    bot_level: BotLevel | None = None
 
     @property
     def free(self) -> bool:
@@ -83,7 +82,7 @@ class Table:
     version: int = 1
     created_at_ms: int = 0
     fill_bots_at_ms: int = 0
-    fill_bot_level: str = ""
+    fill_bot_level: BotLevel | None = None
 
     @property
     def ranked(self) -> bool:
@@ -114,7 +113,7 @@ class Table:
             "table_id": self.table_id,
             "host": self.host,
             "size": self.size,
-            "seats": [[s.player_id, s.name, s.bot_level] for s in self.seats],
+            "seats": [[s.player_id, s.name, s.bot_level or ""] for s in self.seats],
             "private": self.private,
             "invite_code": self.invite_code,
             "builder_may_move": self.builder_may_move,
@@ -126,7 +125,7 @@ class Table:
             "version": self.version,
             "created_at_ms": self.created_at_ms,
             "fill_bots_at_ms": self.fill_bots_at_ms,
-            "fill_bot_level": self.fill_bot_level,
+            "fill_bot_level": self.fill_bot_level or "",
         }
 
     @classmethod
@@ -135,7 +134,10 @@ class Table:
             table_id=data["table_id"],
             host=data["host"],
             size=int(data["size"]),
-            seats=tuple(Seat(*seat) for seat in data["seats"]),
+            seats=tuple(
+                Seat(player_id, name, BotLevel(level) if level else None)
+                for player_id, name, level in data["seats"]
+            ),
             private=bool(data["private"]),
             invite_code=data["invite_code"],
             builder_may_move=bool(data["builder_may_move"]),
@@ -147,7 +149,7 @@ class Table:
             version=int(data["version"]),
             created_at_ms=int(data["created_at_ms"]),
             fill_bots_at_ms=int(data.get("fill_bots_at_ms", 0)),
-            fill_bot_level=data.get("fill_bot_level", ""),
+            fill_bot_level=BotLevel(data["fill_bot_level"]) if data.get("fill_bot_level") else None,
         )
 
 
@@ -239,20 +241,14 @@ def leave(table: Table, player_id: str) -> Table:
     return replace(_seated(table, tuple(seats)), host=host)
 
 
-def add_bot(table: Table, player_id: str, level: str) -> Table:
+def add_bot(table: Table, player_id: str, level: BotLevel) -> Table:
     """The host seats a bot in the first free seat."""
     require_host(table, player_id)
     return fill_with_bot(table, level)
 
 
-def fill_with_bot(table: Table, level: str) -> Table:
+def fill_with_bot(table: Table, level: BotLevel) -> Table:
     _require_waiting(table)
-    if level not in BOT_LEVELS:
-        raise ServiceError(
-            Reason.INVALID_TABLE_OPTION,
-            f"bot level must be one of {', '.join(BOT_LEVELS)}",
-            field="level",
-        )
     free = table.free_seats()
     if not free:
         raise ServiceError(Reason.TABLE_FULL, f"table {table.table_id} is full")
@@ -263,7 +259,7 @@ def fill_with_bot(table: Table, level: str) -> Table:
 
 def fill_all_with_bots(table: Table) -> Table:
     while table.free_seats():
-        table = fill_with_bot(table, table.fill_bot_level or "normal")
+        table = fill_with_bot(table, table.fill_bot_level or BotLevel.NORMAL)
     return replace(table, fill_bots_at_ms=0)
 
 

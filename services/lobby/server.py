@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
+from services.codec import bot_level_from_proto, bot_level_to_proto
+from services.engine import BotLevel
 from services.errors import Reason, ServiceError
 from services.rpc import Context, authenticated, checked_id
 
@@ -22,28 +24,15 @@ from .service import IssuedToken, LobbyApplication
 _STATUS = {
     TableStatus.OPEN: lobby_pb2.TABLE_STATUS_OPEN,
     TableStatus.FULL: lobby_pb2.TABLE_STATUS_FULL,
-    TableStatus.STARTING: lobby_pb2.TABLE_STATUS_FULL,
+    TableStatus.STARTING: lobby_pb2.TABLE_STATUS_STARTING,
     TableStatus.STARTED: lobby_pb2.TABLE_STATUS_STARTED,
     TableStatus.CLOSED: lobby_pb2.TABLE_STATUS_CLOSED,
 }
-_LEVELS: dict[int, str] = {
-    lobby_pb2.BOT_LEVEL_EASY: "easy",
-    lobby_pb2.BOT_LEVEL_NORMAL: "normal",
-    lobby_pb2.BOT_LEVEL_HARD: "hard",
-}
-_LEVEL_WIRE: dict[str, lobby_pb2.BotLevel.ValueType] = {
-    name: lobby_pb2.BotLevel.ValueType(wire) for wire, name in _LEVELS.items()
-}
 
 
-def _level(wire: int, *, default: str | None = None) -> str:
-    if wire == lobby_pb2.BOT_LEVEL_UNSPECIFIED and default is not None:
-        return default
-    if wire not in _LEVELS:
-        raise ServiceError(
-            Reason.INVALID_TABLE_OPTION, "bot level must be EASY, NORMAL or HARD", field="level"
-        )
-    return _LEVELS[wire]
+def _level(wire: int, field: str) -> BotLevel:
+    """A requested bot level; unspecified is NORMAL."""
+    return bot_level_from_proto(wire, field) or BotLevel.NORMAL
 
 
 def _table_id(value: str) -> str:
@@ -62,7 +51,7 @@ def table_to_proto(table: Table, viewer: str | None) -> lobby_pb2.Table:
                 seat=index,
                 player_id=seat.player_id,
                 display_name=seat.name,
-                bot_level=_LEVEL_WIRE.get(seat.bot_level, lobby_pb2.BOT_LEVEL_UNSPECIFIED),
+                bot_level=bot_level_to_proto(seat.bot_level),
             )
             for index, seat in enumerate(table.seats)
         ],
@@ -88,7 +77,7 @@ def _session(player: Player, issued: IssuedToken) -> lobby_pb2.Session:
     )
 
 
-class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
+class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     """The Lobby service's RPCs."""
 
     def __init__(self, app: LobbyApplication) -> None:
@@ -96,21 +85,21 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     async def RegisterGuest(
         self, request: lobby_pb2.RegisterGuestRequest, context: Context
-    ) -> lobby_pb2.Session:
+    ) -> lobby_pb2.RegisterGuestResponse:
         """A new guest player and their token (no token needed)."""
         player, issued = await self.app.register_guest(request.display_name)
-        return _session(player, issued)
+        return lobby_pb2.RegisterGuestResponse(session=_session(player, issued))
 
     async def RefreshToken(
         self, request: lobby_pb2.RefreshTokenRequest, context: Context
-    ) -> lobby_pb2.Session:
+    ) -> lobby_pb2.RefreshTokenResponse:
         """A fresh token for the caller."""
         player, issued = await self.app.refresh(authenticated())
-        return _session(player, issued)
+        return lobby_pb2.RefreshTokenResponse(session=_session(player, issued))
 
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
-    ) -> lobby_pb2.Table:
+    ) -> lobby_pb2.CreateTableResponse:
         """Open a table with the caller as host in seat 0."""
         identity = authenticated()
         table = await self.app.create_table(
@@ -123,31 +112,33 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             turn_seconds=request.turn_seconds,
             host_sits_out=request.host_sits_out,
         )
-        return table_to_proto(table, identity.subject)
+        return lobby_pb2.CreateTableResponse(table=table_to_proto(table, identity.subject))
 
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context
-    ) -> lobby_pb2.Table:
+    ) -> lobby_pb2.JoinTableResponse:
         """Take a free seat."""
         identity = authenticated()
         table = await self.app.join(identity, _table_id(request.table_id), request.invite_code)
-        return table_to_proto(table, identity.subject)
+        return lobby_pb2.JoinTableResponse(table=table_to_proto(table, identity.subject))
 
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
-    ) -> lobby_pb2.Table:
+    ) -> lobby_pb2.LeaveTableResponse:
         """Give up a seat before the game starts."""
         identity = authenticated()
         table = await self.app.leave(identity, _table_id(request.table_id))
-        return table_to_proto(table, identity.subject)
+        return lobby_pb2.LeaveTableResponse(table=table_to_proto(table, identity.subject))
 
-    async def AddBot(self, request: lobby_pb2.AddBotRequest, context: Context) -> lobby_pb2.Table:
+    async def AddBot(
+        self, request: lobby_pb2.AddBotRequest, context: Context
+    ) -> lobby_pb2.AddBotResponse:
         """The host seats a bot."""
         identity = authenticated()
         table = await self.app.add_bot(
-            identity, _table_id(request.table_id), _level(request.level)
+            identity, _table_id(request.table_id), _level(request.level, "level")
         )
-        return table_to_proto(table, identity.subject)
+        return lobby_pb2.AddBotResponse(table=table_to_proto(table, identity.subject))
 
     async def ListTables(
         self, request: lobby_pb2.ListTablesRequest, context: Context
@@ -161,7 +152,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
 
     async def QuickMatch(
         self, request: lobby_pb2.QuickMatchRequest, context: Context
-    ) -> lobby_pb2.Table:
+    ) -> lobby_pb2.QuickMatchResponse:
         """Join the oldest fitting open table, else open one."""
         identity = authenticated()
         if not 0 <= request.fill_with_bots_after_seconds <= 3600:
@@ -174,42 +165,44 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServicer):
             identity,
             request.size,
             request.fill_with_bots_after_seconds,
-            _level(request.bot_level, default="normal"),
+            _level(request.bot_level, "bot_level"),
         )
-        return table_to_proto(table, identity.subject)
+        return lobby_pb2.QuickMatchResponse(table=table_to_proto(table, identity.subject))
 
     async def StartGame(
         self, request: lobby_pb2.StartGameRequest, context: Context
-    ) -> lobby_pb2.Table:
+    ) -> lobby_pb2.StartGameResponse:
         """Start a full table's game (the host only); starting twice creates one game."""
         identity = authenticated()
         table = await self.app.start(identity, _table_id(request.table_id))
-        return table_to_proto(table, identity.subject)
+        return lobby_pb2.StartGameResponse(table=table_to_proto(table, identity.subject))
 
     async def GetSeatToken(
         self, request: lobby_pb2.GetSeatTokenRequest, context: Context
-    ) -> lobby_pb2.SeatToken:
+    ) -> lobby_pb2.GetSeatTokenResponse:
         """The caller's seat token for the started game of their table."""
         table, seat, issued = await self.app.seat_token(
             authenticated(), _table_id(request.table_id)
         )
-        return lobby_pb2.SeatToken(
+        return lobby_pb2.GetSeatTokenResponse(
             game_id=table.game_id, seat=seat, token=issued.token, expires_at=issued.expires_at
         )
 
     async def GetTable(
         self, request: lobby_pb2.GetTableRequest, context: Context
-    ) -> lobby_pb2.Table:
+    ) -> lobby_pb2.GetTableResponse:
         """One table, as the caller may see it."""
         identity = authenticated()
-        return table_to_proto(
-            await self.app.table(_table_id(request.table_id)), identity.subject
+        return lobby_pb2.GetTableResponse(
+            table=table_to_proto(
+                await self.app.table(_table_id(request.table_id)), identity.subject
+            )
         )
 
     async def WatchTable(
         self, request: lobby_pb2.WatchTableRequest, context: Context
-    ) -> AsyncIterator[lobby_pb2.Table]:
+    ) -> AsyncIterator[lobby_pb2.WatchTableResponse]:
         """The table now and at every change, until its game starts."""
         identity = authenticated()
         async for table in self.app.watch(_table_id(request.table_id)):
-            yield table_to_proto(table, identity.subject)
+            yield lobby_pb2.WatchTableResponse(table=table_to_proto(table, identity.subject))

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, SeatAssignment
+from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, BotLevel, SeatAssignment
 from services.errors import Reason, ServiceError
 from services.rpc import Identity, TokenIssuer
 
@@ -115,7 +115,7 @@ class LobbyApplication:
         setup: dict[str, Any] | None = None,
         turn_seconds: int = 0,
         fill_with_bots_after_s: int = 0,
-        bot_level: str = "normal",
+        bot_level: BotLevel = BotLevel.NORMAL,
         host_sits_out: bool = False,
     ) -> Table:
         player = await self.player(identity)
@@ -146,12 +146,6 @@ class LobbyApplication:
             host_sits_out=host_sits_out,
         )
         if fill_with_bots_after_s:
-            if bot_level not in model.BOT_LEVELS:
-                raise ServiceError(
-                    Reason.INVALID_TABLE_OPTION,
-                    f"unknown bot level {bot_level!r}",
-                    field="bot_level",
-                )
             table = replace(
                 table,
                 fill_bots_at_ms=now_ms + fill_with_bots_after_s * 1000,
@@ -175,7 +169,7 @@ class LobbyApplication:
     async def leave(self, identity: Identity, table_id: str) -> Table:
         return await self.store.update_table(table_id, lambda t: model.leave(t, identity.subject))
 
-    async def add_bot(self, identity: Identity, table_id: str, level: str) -> Table:
+    async def add_bot(self, identity: Identity, table_id: str, level: BotLevel) -> Table:
         table = await self.store.update_table(
             table_id, lambda t: model.add_bot(t, identity.subject, level)
         )
@@ -190,7 +184,7 @@ class LobbyApplication:
         return await self.store.open_tables(size, limit)
 
     async def quick_match(
-        self, identity: Identity, size: int, fill_with_bots_after_s: int, bot_level: str
+        self, identity: Identity, size: int, fill_with_bots_after_s: int, bot_level: BotLevel
     ) -> Table:
         """Join the oldest open public table of this size, else open one (auto-starting)."""
         player = await self.player(identity)

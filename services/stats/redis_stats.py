@@ -31,6 +31,8 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.engine import BotLevel
+
 from .feed import KEY_PREFIX, announce_finished
 from .projection import (
     DEFAULT_LIMIT,
@@ -108,7 +110,12 @@ def _result_from_json(text: str) -> GameResult:
     data = json.loads(text)
     return GameResult(
         game_id=data["game_id"],
-        seats=tuple(SeatResult(**seat) for seat in data["seats"]),
+        seats=tuple(
+            SeatResult(
+                **{**seat, "bot_level": BotLevel(seat["bot_level"]) if seat["bot_level"] else None}
+            )
+            for seat in data["seats"]
+        ),
         winners=tuple(data["winners"]),
         early=data["early"],
         unranked_reason=UnrankedReason(data["unranked_reason"]),

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from services.codec import Record
-from services.engine.events import GameCreated, GameEnded
+from services.engine import BotLevel, GameCreated, GameEnded
 
 
 class UnrankedReason(StrEnum):
@@ -48,7 +48,7 @@ class SeatResult:
     seat: int
     player_id: str
     name: str
-    bot_level: str
+    bot_level: BotLevel | None
     final_vp: int
     rank: int
     #: A bot decided for this seat at least once because its turn timer ran out.
@@ -136,7 +136,7 @@ def game_result(
             seat=index,
             player_id=created.seats[index].player_id if created.seats else "",
             name=created.seats[index].name if created.seats else f"Seat {index + 1}",
-            bot_level=created.seats[index].bot_level if created.seats else "",
+            bot_level=created.seats[index].bot_level if created.seats else None,
             final_vp=vp,
             rank=ranks[index],
             replaced_by_bot=index in replaced,

@@ -8,6 +8,7 @@ cannot be reached (retry).
 from __future__ import annotations
 
 from services.api.verrater.v1 import stats_pb2, stats_pb2_grpc
+from services.codec import bot_level_to_proto
 from services.errors import Reason, ServiceError
 from services.rpc import Context, authenticated, checked_id
 
@@ -16,7 +17,7 @@ from .ratings import Standing
 from .results import UnrankedReason
 
 _REASONS: dict[UnrankedReason, stats_pb2.UnrankedReason.ValueType] = {
-    UnrankedReason.NONE: stats_pb2.UNRANKED_REASON_UNSPECIFIED,
+    UnrankedReason.NONE: stats_pb2.UNRANKED_REASON_NONE,
     UnrankedReason.SANDBOX: stats_pb2.UNRANKED_REASON_SANDBOX,
     UnrankedReason.BOTS: stats_pb2.UNRANKED_REASON_BOTS,
     UnrankedReason.TABLE: stats_pb2.UNRANKED_REASON_TABLE,
@@ -34,7 +35,7 @@ def game_to_proto(game: FinishedGame) -> stats_pb2.FinishedGame:
                 seat=seat.seat,
                 player_id=seat.player_id,
                 name=seat.name,
-                bot_level=seat.bot_level,
+                bot_level=bot_level_to_proto(seat.bot_level),
                 final_vp=seat.final_vp,
                 rank=seat.rank,
                 replaced_by_bot=seat.replaced_by_bot,
@@ -77,7 +78,7 @@ def _limit(requested: int) -> int:
     return min(requested or DEFAULT_LIMIT, MAX_LIMIT)
 
 
-class StatsServicer(stats_pb2_grpc.StatsServicer):
+class StatsServicer(stats_pb2_grpc.StatsServiceServicer):
     """The Stats service's RPCs."""
 
     def __init__(self, projection: StatsProjection) -> None:
@@ -85,7 +86,7 @@ class StatsServicer(stats_pb2_grpc.StatsServicer):
 
     async def ListFinishedGames(
         self, request: stats_pb2.ListFinishedGamesRequest, context: Context
-    ) -> stats_pb2.FinishedGames:
+    ) -> stats_pb2.ListFinishedGamesResponse:
         """A player's finished games, newest first, a page at a time."""
         if request.before < 0:
             raise ServiceError(
@@ -97,17 +98,17 @@ class StatsServicer(stats_pb2_grpc.StatsServicer):
             _player_id(request.player_id), limit + 1, request.before
         )
         page = games[:limit]
-        return stats_pb2.FinishedGames(
+        return stats_pb2.ListFinishedGamesResponse(
             games=[game_to_proto(game) for game in page],
             next_before=page[-1].end_order if len(games) > limit else 0,
         )
 
     async def GetRating(
         self, request: stats_pb2.GetRatingRequest, context: Context
-    ) -> stats_pb2.Rating:
+    ) -> stats_pb2.GetRatingResponse:
         """A player's rating and leaderboard place."""
         standing = await self.projection.rating(_player_id(request.player_id))
-        return standing_to_proto(standing)
+        return stats_pb2.GetRatingResponse(rating=standing_to_proto(standing))
 
     async def Leaderboard(
         self, request: stats_pb2.LeaderboardRequest, context: Context

@@ -27,4 +27,4 @@ def test_generated_modules_import_as_a_package() -> None:
     from services.api.verrater.v1 import events_pb2, game_pb2_grpc
 
     assert events_pb2.GameEvent.DESCRIPTOR.full_name == "verrater.v1.GameEvent"
-    assert hasattr(game_pb2_grpc, "GameServicer")
+    assert hasattr(game_pb2_grpc, "GameServiceServicer")

@@ -27,9 +27,7 @@ class ExternalInternalsContract(Contract):
         internals: list[str] = list(self.internal_modules)  # type: ignore[call-overload]
         allowed: list[str] = list(self.allowed_importers)  # type: ignore[call-overload]
         roots = {name.split(".")[0] for name in internals}
-        pattern = re.compile(
-            r"\b(" + "|".join(re.escape(name) for name in internals) + r")(\b|\.)"
-        )
+        pattern = re.compile(r"\b(" + "|".join(re.escape(name) for name in internals) + r")(\b|\.)")
         offences = []
         for root in sorted(roots):
             if root not in graph.modules:

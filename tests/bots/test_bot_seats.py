@@ -46,9 +46,9 @@ Metadata = tuple[tuple[str, str]]
 @dataclass
 class Stack:
     backend: Backend
-    lobby: lobby_pb2_grpc.LobbyAsyncStub
-    game: game_pb2_grpc.GameAsyncStub
-    ai: ai_pb2_grpc.AiAsyncStub
+    lobby: lobby_pb2_grpc.LobbyServiceAsyncStub
+    game: game_pb2_grpc.GameServiceAsyncStub
+    ai: ai_pb2_grpc.AiServiceAsyncStub
     address: str
 
 
@@ -75,9 +75,9 @@ async def stack(redis_url: str | None) -> AsyncIterator[Stack]:
     try:
         yield Stack(
             backend,
-            lobby_pb2_grpc.LobbyStub(channel),  # type: ignore[arg-type]
-            game_pb2_grpc.GameStub(channel),  # type: ignore[arg-type]
-            ai_pb2_grpc.AiStub(channel),  # type: ignore[arg-type]
+            lobby_pb2_grpc.LobbyServiceStub(channel),  # type: ignore[arg-type]
+            game_pb2_grpc.GameServiceStub(channel),  # type: ignore[arg-type]
+            ai_pb2_grpc.AiServiceStub(channel),  # type: ignore[arg-type]
             address,
         )
     finally:
@@ -122,25 +122,31 @@ def celery_worker(
 
 
 async def guest(s: Stack, name: str) -> Metadata:
-    session = await s.lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name=name))
+    session = (
+        await s.lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name=name))
+    ).session
     return bearer(session.token)
 
 
 async def bot_table(
     s: Stack, host: Metadata, bots: int, *, sits_out: bool = False, turn_seconds: int = 0
 ) -> lobby_pb2.Table:
-    table = await s.lobby.CreateTable(
-        lobby_pb2.CreateTableRequest(size=4, host_sits_out=sits_out, turn_seconds=turn_seconds),
-        metadata=host,
-    )
-    for _ in range(bots):
-        table = await s.lobby.AddBot(
-            lobby_pb2.AddBotRequest(table_id=table.table_id, level=lobby_pb2.BOT_LEVEL_NORMAL),
+    table = (
+        await s.lobby.CreateTable(
+            lobby_pb2.CreateTableRequest(size=4, host_sits_out=sits_out, turn_seconds=turn_seconds),
             metadata=host,
         )
-    return await s.lobby.StartGame(
-        lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host
-    )
+    ).table
+    for _ in range(bots):
+        table = (
+            await s.lobby.AddBot(
+                lobby_pb2.AddBotRequest(table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL),
+                metadata=host,
+            )
+        ).table
+    return (
+        await s.lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host)
+    ).table
 
 
 async def follow_to_the_end(
@@ -149,9 +155,11 @@ async def follow_to_the_end(
     """Watch the game; whenever a scripted human must act, act; return the final view."""
     rng = random.Random(9)
     updates = s.game.Watch(
-        game_pb2.WatchRequest(game_id=game_id, from_version=0), metadata=spectator
+        game_pb2.WatchRequest(game_id=game_id, from_version=0, mode=game_pb2.WATCH_MODE_EVENTS),
+        metadata=spectator,
     )
-    async for update in updates:
+    async for response in updates:
+        update = response.update
         if not update.HasField("view"):
             continue
         if update.view.phase == events_pb2.PHASE_GAME_OVER:
@@ -159,9 +167,11 @@ async def follow_to_the_end(
             return update.view
         for seat in update.view.turn.seats:
             if seat in humans:
-                mine = await s.game.GetView(
-                    game_pb2.GetViewRequest(game_id=game_id), metadata=humans[seat]
-                )
+                mine = (
+                    await s.game.GetView(
+                        game_pb2.GetViewRequest(game_id=game_id), metadata=humans[seat]
+                    )
+                ).view
                 if mine.version != update.version or not mine.legal:
                     continue  # the watcher is behind; a later update brings us back here
                 try:
@@ -273,17 +283,22 @@ async def test_embedded_bots_play_in_process_and_suggest_moves() -> None:
             )
         assert denied.value.code() == grpc.StatusCode.PERMISSION_DENIED
         # Wait for the human's turn, ask for a hint, and play it.
-        updates = s.game.Watch(game_pb2.WatchRequest(game_id=table.game_id), metadata=token)
+        updates = s.game.Watch(
+            game_pb2.WatchRequest(game_id=table.game_id, mode=game_pb2.WATCH_MODE_EVENTS),
+            metadata=token,
+        )
         async with asyncio.timeout(30):
-            async for update in updates:
-                if update.HasField("view") and seat in update.view.turn.seats:
+            async for response in updates:
+                if response.update.HasField("view") and seat in response.update.view.turn.seats:
                     break
         updates.cancel()
         hint = await s.ai.SuggestMove(
-            ai_pb2.SuggestMoveRequest(game_id=table.game_id, level=lobby_pb2.BOT_LEVEL_NORMAL),
+            ai_pb2.SuggestMoveRequest(game_id=table.game_id, level=events_pb2.BOT_LEVEL_NORMAL),
             metadata=token,
         )
-        mine = await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
+        mine = (
+            await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
+        ).view
         assert hint.command in list(mine.legal)
         assert hint.reason
         await s.game.SubmitCommand(

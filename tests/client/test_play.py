@@ -7,7 +7,7 @@ import re
 
 import grpc
 
-from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
+from services.api.verrater.v1 import events_pb2, lobby_pb2, lobby_pb2_grpc
 
 from .conftest import CHOICE, PAUSE, ServerProcess, SpawnClient
 
@@ -55,9 +55,7 @@ def test_a_question_mark_shows_the_ais_suggestion_and_its_reason(
     client.send("?")
     # pexpect matches across lines (DOTALL): keep the reason to its own line, or a greedy
     # match runs on into the prompt when both arrive in one read, and takes the prompt with it.
-    client.expect(
-        r"Suggestion: option (\d+): First estate under \S+ #\d+ \(\w+\) \(([^()\r\n]+)\)"
-    )
+    client.expect(r"Suggestion: option (\d+): First estate under \S+ #\d+ \(\w+\) \(([^()\r\n]+)\)")
     option = client.matched(1)
     client.expect(CHOICE)
     client.send(option)  # taking the suggestion works like any choice
@@ -70,22 +68,22 @@ def test_a_question_mark_shows_the_ais_suggestion_and_its_reason(
 def _bot_game(address: str) -> str:
     """A started game of four bots (two slow thinkers, so it runs for a while); its id."""
     with grpc.insecure_channel(address) as channel:
-        lobby = lobby_pb2_grpc.LobbyStub(channel)
-        host = lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Organiser"))
+        lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+        host = lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Organiser")).session
         auth = (("authorization", f"Bearer {host.token}"),)
         table = lobby.CreateTable(
             lobby_pb2.CreateTableRequest(size=4, auto_start=True, host_sits_out=True),
             metadata=auth,
-        )
+        ).table
         for level in (
-            lobby_pb2.BOT_LEVEL_HARD,
-            lobby_pb2.BOT_LEVEL_EASY,
-            lobby_pb2.BOT_LEVEL_HARD,
-            lobby_pb2.BOT_LEVEL_EASY,
+            events_pb2.BOT_LEVEL_HARD,
+            events_pb2.BOT_LEVEL_EASY,
+            events_pb2.BOT_LEVEL_HARD,
+            events_pb2.BOT_LEVEL_EASY,
         ):
             table = lobby.AddBot(
                 lobby_pb2.AddBotRequest(table_id=table.table_id, level=level), metadata=auth
-            )
+            ).table
         assert table.status == lobby_pb2.TABLE_STATUS_STARTED
         return table.game_id
 

@@ -27,7 +27,7 @@ class Client:
     """A gRPC client of one server, holding the tokens it uses."""
 
     channel: aio.Channel
-    stub: game_pb2_grpc.GameStub
+    stub: game_pb2_grpc.GameServiceStub
     issuer: TokenIssuer
 
     def service_metadata(self) -> tuple[tuple[str, str]]:
@@ -48,7 +48,10 @@ class Client:
 
     async def view(self, game_id: str, seat: int | None) -> view_pb2.PlayerView:
         metadata = self.spectator_metadata() if seat is None else self.seat_metadata(game_id, seat)
-        return await self.stub.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=metadata)
+        answer = await self.stub.GetView(
+            game_pb2.GetViewRequest(game_id=game_id), metadata=metadata
+        )
+        return answer.view
 
     async def submit(
         self,
@@ -80,7 +83,7 @@ async def running_server(
     server = await start_backend(config, frozenset({"game"}), event_store=store, clock=clock)
     channel = aio.insecure_channel(f"127.0.0.1:{server.port}")
     try:
-        yield server, Client(channel, game_pb2_grpc.GameStub(channel), issuer)
+        yield server, Client(channel, game_pb2_grpc.GameServiceStub(channel), issuer)
     finally:
         await channel.close()
         await server.stop(None)

@@ -131,11 +131,14 @@ async def test_watch_resumes_from_a_version_with_exactly_the_later_events(
         total = await store.version(game_id)
         resume_from = total // 2
         call = client.stub.Watch(
-            game_pb2.WatchRequest(game_id=game_id, from_version=resume_from),
+            game_pb2.WatchRequest(
+                game_id=game_id, from_version=resume_from, mode=game_pb2.WATCH_MODE_EVENTS
+            ),
             metadata=client.spectator_metadata(),
         )
         received: list[int] = []
-        async for update in call:
+        async for response in call:
+            update = response.update
             received.append(update.version)
             if update.version == total:
                 break
@@ -143,11 +146,13 @@ async def test_watch_resumes_from_a_version_with_exactly_the_later_events(
         assert received == list(range(resume_from + 1, total + 1))
         # Live: a new decision reaches a watcher that is already waiting.
         live = client.stub.Watch(
-            game_pb2.WatchRequest(game_id=game_id, from_version=total),
+            game_pb2.WatchRequest(
+                game_id=game_id, from_version=total, mode=game_pb2.WATCH_MODE_EVENTS
+            ),
             metadata=client.spectator_metadata(),
         )
         await game.step()
-        update = await asyncio.wait_for(live.read(), timeout=10)
+        update = (await asyncio.wait_for(live.read(), timeout=10)).update
         assert update.version == total + 1
         live.cancel()
         await game.play_to_end()
@@ -195,11 +200,14 @@ async def test_no_seat_sees_another_seats_hidden_cards(store: EventStore) -> Non
             assert not spectator.legal
         for seat in range(4):
             call = client.stub.Watch(
-                game_pb2.WatchRequest(game_id=game_id, from_version=0),
+                game_pb2.WatchRequest(
+                    game_id=game_id, from_version=0, mode=game_pb2.WATCH_MODE_EVENTS
+                ),
                 metadata=client.seat_metadata(game_id, seat),
             )
             total = await store.version(game_id)
-            async for update in call:
+            async for response in call:
+                update = response.update
                 _assert_hides_others(update.event, seat)
                 if update.version == total:
                     break
@@ -328,7 +336,7 @@ async def test_a_new_service_process_rebuilds_the_game_identically(fresh_redis_u
 
 async def test_ruleset_is_public_and_shows_provisional_cells(store: EventStore) -> None:
     async with running_server(store) as (_, client):
-        ruleset = await client.stub.GetRuleset(game_pb2.GetRulesetRequest(players=4))
+        ruleset = (await client.stub.GetRuleset(game_pb2.GetRulesetRequest(players=4))).ruleset
         assert ruleset.rounds == 8
         city = ruleset.card_table.landscapes[-1]
         assert city.cp == 15

@@ -33,9 +33,7 @@ RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
 
 
 def _open(game_id: str, from_version: int = 0) -> game_pb2.PlayRequest:
-    return game_pb2.PlayRequest(
-        open=game_pb2.PlayOpen(game_id=game_id, from_version=from_version)
-    )
+    return game_pb2.PlayRequest(open=game_pb2.PlayOpen(game_id=game_id, from_version=from_version))
 
 
 def _command(
@@ -48,9 +46,9 @@ def _command(
     )
 
 
-async def _read(call: aio.StreamStreamCall) -> game_pb2.PlayUpdate:  # type: ignore[type-arg]
+async def _read(call: aio.StreamStreamCall) -> game_pb2.PlayResponse:  # type: ignore[type-arg]
     message = await asyncio.wait_for(call.read(), timeout=20)
-    assert isinstance(message, game_pb2.PlayUpdate), message
+    assert isinstance(message, game_pb2.PlayResponse), message
     return message
 
 
@@ -78,7 +76,7 @@ async def _play_seat(
     applied = 0
     pending: set[str] = set()
     while (message := await asyncio.wait_for(call.read(), timeout=60)) is not aio.EOF:
-        assert isinstance(message, game_pb2.PlayUpdate)
+        assert isinstance(message, game_pb2.PlayResponse)
         if message.HasField("result"):
             result = message.result
             assert result.command_id in pending, "every result answers a command of this stream"
@@ -226,9 +224,7 @@ async def test_stream_level_mistakes_end_the_stream_with_their_status(store: Eve
         assert await ended(mine, _command(good, 2, "early")) is grpc.StatusCode.INVALID_ARGUMENT
         assert await ended(mine, game_pb2.PlayRequest()) is grpc.StatusCode.INVALID_ARGUMENT
         # A second open.
-        assert (
-            await ended(mine, _open(game_id), _open(game_id)) is grpc.StatusCode.INVALID_ARGUMENT
-        )
+        assert await ended(mine, _open(game_id), _open(game_id)) is grpc.StatusCode.INVALID_ARGUMENT
         # A bad game id, a negative version, a version the game has not reached.
         assert await ended(mine, _open("bad id!")) is grpc.StatusCode.INVALID_ARGUMENT
         assert await ended(mine, _open(game_id, -1)) is grpc.StatusCode.INVALID_ARGUMENT
@@ -290,7 +286,7 @@ async def test_a_play_streams_commands_count_against_the_players_command_rate() 
     try:
         from services.api.verrater.v1 import game_pb2_grpc
 
-        client = Client(channel, game_pb2_grpc.GameStub(channel), config.issuer)
+        client = Client(channel, game_pb2_grpc.GameServiceStub(channel), config.issuer)
         game_id = await client.create_game(4)
         seat = (await client.view(game_id, None)).turn.seats[0]
         call = client.stub.Play(metadata=client.seat_metadata(game_id, seat))

@@ -35,7 +35,8 @@ async def _play_seat(
 ) -> None:
     """Play one seat from its TURNS stream alone, answering each view with version_only."""
     call = _turns(player, game_id, seat)
-    async for update in call:  # type: ignore[attr-defined]
+    async for response in call:  # type: ignore[attr-defined]
+        update = response.update
         assert not update.HasField("event"), "TURNS sends views only"
         assert update.view.version == update.version
         seen.append(update.view)
@@ -50,7 +51,7 @@ async def _play_seat(
             version_only=True,
         )
         try:
-            response = await player.stub.SubmitCommand(
+            answer = await player.stub.SubmitCommand(
                 request, metadata=player.seat_metadata(game_id, seat)
             )
         except grpc.aio.AioRpcError as error:
@@ -58,9 +59,9 @@ async def _play_seat(
             # version that moved on, and its stream brings the next view.
             assert error.code() is grpc.StatusCode.ABORTED, error.details()
             continue
-        assert response.version > update.version
-        assert response.event_count >= 1
-        assert not response.events and not response.HasField("view")
+        assert answer.version > update.version
+        assert answer.event_count >= 1
+        assert not answer.events and not answer.HasField("view")
 
 
 async def _play_by_turns(clients: list[Client], game_id: str, players: int) -> dict[int, list]:
@@ -119,7 +120,7 @@ async def test_turns_resumes_after_the_version_it_was_given(store: EventStore) -
         seat = spectator.turn.seats[0]
         # The seat to act gets its view at once from 0, and nothing when it already has it.
         call = _turns(client, game_id, seat)
-        first = await asyncio.wait_for(call.read(), timeout=10)  # type: ignore[attr-defined]
+        first = (await asyncio.wait_for(call.read(), timeout=10)).update  # type: ignore[attr-defined]
         assert first.version == spectator.version and seat in first.view.turn.seats
         call.cancel()  # type: ignore[attr-defined]
         again = _turns(client, game_id, seat, from_version=spectator.version)
@@ -135,7 +136,7 @@ async def test_turns_resumes_after_the_version_it_was_given(store: EventStore) -
             now = await client.view(game_id, None)
             if seat in now.turn.seats:
                 break
-        news = await asyncio.wait_for(pending, timeout=10)
+        news = (await asyncio.wait_for(pending, timeout=10)).update
         assert news.version == now.version > spectator.version
         again.cancel()  # type: ignore[attr-defined]
 
@@ -149,13 +150,13 @@ async def test_views_mode_sends_the_latest_view_at_rest_without_events(
             game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_VIEWS),
             metadata=client.spectator_metadata(),
         )
-        first = await asyncio.wait_for(call.read(), timeout=10)
+        first = (await asyncio.wait_for(call.read(), timeout=10)).update
         assert not first.HasField("event")
         assert not first.view.HasField("hand") and not first.view.legal  # a spectator's view
         seat = first.view.turn.seats[0]
         mine = await client.view(game_id, seat)
         response = await client.submit(game_id, seat, mine.legal[0], mine.version)
-        second = await asyncio.wait_for(call.read(), timeout=10)
+        second = (await asyncio.wait_for(call.read(), timeout=10)).update
         assert second.version == response.version
         state = fold(decode_record(item.payload).event for item in await store.read(game_id))
         assert list(second.view.turn.seats) == list(to_act(state))
@@ -180,6 +181,15 @@ async def test_a_spectator_has_no_turns_to_watch(store: EventStore) -> None:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await unknown.read()
         assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        # A missing mode is refused too, never taken for one of the modes.
+        missing = client.stub.Watch(
+            game_pb2.WatchRequest(game_id=game_id),
+            metadata=client.seat_metadata(game_id, 0),
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await missing.read()
+        assert caught.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert "mode is required" in (caught.value.details() or "")
 
 
 async def test_a_cancelled_watch_releases_its_follower(store: EventStore) -> None:

@@ -56,7 +56,7 @@ async def test_a_player_over_the_command_rate_gets_resource_exhausted_and_nothin
     limited: tuple[Backend, Config, aio.Channel],
 ) -> None:
     backend, config, channel = limited
-    game = game_pb2_grpc.GameStub(channel)
+    game = game_pb2_grpc.GameServiceStub(channel)
     service = bearer(config.issuer.mint("lobby", role=Role.SERVICE))
     created = await game.CreateGame(game_pb2.CreateGameRequest(players=4), metadata=service)
     player = bearer(config.issuer.mint("hasty", game_id=created.game_id, seat=0))
@@ -79,8 +79,10 @@ async def test_lobby_actions_are_rate_limited_and_tables_per_host_are_capped(
     limited: tuple[Backend, Config, aio.Channel],
 ) -> None:
     _, _, channel = limited
-    lobby = lobby_pb2_grpc.LobbyStub(channel)
-    session = await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Busy"))
+    lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+    session = (
+        await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Busy"))
+    ).session
     host = bearer(session.token)
     create = lobby_pb2.CreateTableRequest(size=4)
     codes = await _codes([lobby.CreateTable(create, metadata=host) for _ in range(4)])
@@ -101,7 +103,7 @@ async def test_oversized_and_overlong_requests_are_refused(
     limited: tuple[Backend, Config, aio.Channel],
 ) -> None:
     _, config, channel = limited
-    game = game_pb2_grpc.GameStub(channel)
+    game = game_pb2_grpc.GameServiceStub(channel)
     token = bearer(config.issuer.mint("big", game_id="g1", seat=0))
     huge = game_pb2.SubmitCommandRequest(game_id="g1", command_id="x" * (2 * 1024 * 1024))
     with pytest.raises(grpc.aio.AioRpcError) as too_big:

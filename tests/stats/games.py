@@ -64,9 +64,7 @@ def played_game(
     return records
 
 
-def decisive_game(
-    seats: Sequence[SeatAssignment], first_seed: int = 0
-) -> tuple[int, list[Record]]:
+def decisive_game(seats: Sequence[SeatAssignment], first_seed: int = 0) -> tuple[int, list[Record]]:
     """A ranked game with one winner (no tie for the most VP): the winner's seat, the records."""
     for seed in range(first_seed, first_seed + 100):
         records = played_game(seats, seed=seed)

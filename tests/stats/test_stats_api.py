@@ -9,7 +9,7 @@ import grpc
 import pytest
 from grpc import aio
 
-from services.api.verrater.v1 import stats_pb2, stats_pb2_grpc
+from services.api.verrater.v1 import events_pb2, stats_pb2, stats_pb2_grpc
 from services.eventstore import InMemoryEventStore
 from services.rpc import ServiceInterceptor, TokenIssuer, bearer
 from services.stats import InMemoryStats
@@ -23,7 +23,7 @@ TABLE = humans("Anna", "Bert", "Cleo", "Dirk")
 
 @dataclass
 class Service:
-    stub: stats_pb2_grpc.StatsAsyncStub
+    stub: stats_pb2_grpc.StatsServiceAsyncStub
     stats: InMemoryStats
     store: InMemoryEventStore
     issuer: TokenIssuer
@@ -42,12 +42,12 @@ async def service() -> AsyncIterator[Service]:
     store = InMemoryEventStore()
     stats = InMemoryStats(store)
     server = aio.server(interceptors=[ServiceInterceptor(issuer)])
-    stats_pb2_grpc.add_StatsServicer_to_server(StatsServicer(stats), server)
+    stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(stats), server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     channel = aio.insecure_channel(f"127.0.0.1:{port}")
     try:
-        yield Service(stats_pb2_grpc.StatsStub(channel), stats, store, issuer)  # type: ignore[arg-type]
+        yield Service(stats_pb2_grpc.StatsServiceStub(channel), stats, store, issuer)  # type: ignore[arg-type]
     finally:
         await channel.close()
         await server.stop(None)
@@ -73,7 +73,7 @@ async def test_a_player_pages_through_their_finished_games_newest_first(service:
     assert last.next_before == 0
     game = last.games[0]
     assert [seat.name for seat in game.seats] == ["Anna", "Bert", "Cleo", "Dirk"]
-    assert game.ranked and game.unranked_reason == stats_pb2.UNRANKED_REASON_UNSPECIFIED
+    assert game.ranked and game.unranked_reason == stats_pb2.UNRANKED_REASON_NONE
     assert set(game.winners) == {seat.seat for seat in game.seats if seat.rank == 1}
     assert all(seat.HasField("ordinal_after") for seat in game.seats)
 
@@ -93,11 +93,11 @@ async def test_anyone_with_a_token_sees_another_players_games_rating_and_the_boa
     assert [game.game_id for game in games.games] == ["casual", "ranked"]
     casual = games.games[0]
     assert not casual.ranked and casual.unranked_reason == stats_pb2.UNRANKED_REASON_BOTS
-    assert casual.seats[3].bot_level == "normal"
+    assert casual.seats[3].bot_level == events_pb2.BOT_LEVEL_NORMAL
     assert not casual.seats[0].HasField("ordinal_after")
-    rating = await service.stub.GetRating(
-        stats_pb2.GetRatingRequest(player_id=winner), metadata=watcher
-    )
+    rating = (
+        await service.stub.GetRating(stats_pb2.GetRatingRequest(player_id=winner), metadata=watcher)
+    ).rating
     assert (rating.position, rating.rated_games, rating.name) == (
         1,
         1,
@@ -107,7 +107,7 @@ async def test_anyone_with_a_token_sees_another_players_games_rating_and_the_boa
     board = await service.stub.Leaderboard(stats_pb2.LeaderboardRequest(), metadata=watcher)
     assert [entry.position for entry in board.ratings] == [1, 2, 3, 4]
     assert board.ratings[0].player_id == winner
-    newcomer = await service.stub.GetRating(stats_pb2.GetRatingRequest(), metadata=watcher)
+    newcomer = (await service.stub.GetRating(stats_pb2.GetRatingRequest(), metadata=watcher)).rating
     assert (newcomer.player_id, newcomer.position, newcomer.rated_games) == ("p-watcher", 0, 0)
     assert newcomer.ordinal == pytest.approx(0.0)
 

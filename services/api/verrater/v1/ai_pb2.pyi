@@ -20,10 +20,10 @@ class SuggestMoveRequest(google.protobuf.message.Message):
     GAME_ID_FIELD_NUMBER: builtins.int
     LEVEL_FIELD_NUMBER: builtins.int
     game_id: builtins.str
-    level: verrater.v1.lobby_pb2.BotLevel.ValueType
+    level: verrater.v1.events_pb2.BotLevel.ValueType
     'Unspecified: NORMAL.'
 
-    def __init__(self, *, game_id: builtins.str=..., level: verrater.v1.lobby_pb2.BotLevel.ValueType=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., level: verrater.v1.events_pb2.BotLevel.ValueType=...) -> None:
         ...
 
     def ClearField(self, field_name: typing.Literal['game_id', b'game_id', 'level', b'level']) -> None:
@@ -31,7 +31,7 @@ class SuggestMoveRequest(google.protobuf.message.Message):
 Global___SuggestMoveRequest: typing_extensions.TypeAlias = SuggestMoveRequest
 
 @typing.final
-class Suggestion(google.protobuf.message.Message):
+class SuggestMoveResponse(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
     COMMAND_FIELD_NUMBER: builtins.int
     REASON_FIELD_NUMBER: builtins.int
@@ -53,4 +53,4 @@ class Suggestion(google.protobuf.message.Message):
 
     def ClearField(self, field_name: typing.Literal['command', b'command', 'reason', b'reason', 'version', b'version']) -> None:
         ...
-Global___Suggestion: typing_extensions.TypeAlias = Suggestion
+Global___SuggestMoveResponse: typing_extensions.TypeAlias = SuggestMoveResponse

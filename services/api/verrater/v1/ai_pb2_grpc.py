@@ -13,7 +13,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(f'The grpc package installed is at version {GRPC_VERSION},' + f' but the generated code in verrater/v1/ai_pb2_grpc.py depends on' + f' grpcio>={GRPC_GENERATED_VERSION}.' + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}' + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.')
 
-class AiStub(object):
+class AiServiceStub(object):
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -22,9 +22,9 @@ class AiStub(object):
         Args:
             channel: A grpc.Channel.
         """
-        self.SuggestMove = channel.unary_unary('/verrater.v1.Ai/SuggestMove', request_serializer=verrater_dot_v1_dot_ai__pb2.SuggestMoveRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_ai__pb2.Suggestion.FromString, _registered_method=True)
+        self.SuggestMove = channel.unary_unary('/verrater.v1.AiService/SuggestMove', request_serializer=verrater_dot_v1_dot_ai__pb2.SuggestMoveRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_ai__pb2.SuggestMoveResponse.FromString, _registered_method=True)
 
-class AiServicer(object):
+class AiServiceServicer(object):
     """Missing associated documentation comment in .proto file."""
 
     def SuggestMove(self, request, context):
@@ -36,15 +36,15 @@ class AiServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-def add_AiServicer_to_server(servicer, server):
-    rpc_method_handlers = {'SuggestMove': grpc.unary_unary_rpc_method_handler(servicer.SuggestMove, request_deserializer=verrater_dot_v1_dot_ai__pb2.SuggestMoveRequest.FromString, response_serializer=verrater_dot_v1_dot_ai__pb2.Suggestion.SerializeToString)}
-    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.Ai', rpc_method_handlers)
+def add_AiServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {'SuggestMove': grpc.unary_unary_rpc_method_handler(servicer.SuggestMove, request_deserializer=verrater_dot_v1_dot_ai__pb2.SuggestMoveRequest.FromString, response_serializer=verrater_dot_v1_dot_ai__pb2.SuggestMoveResponse.SerializeToString)}
+    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.AiService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('verrater.v1.Ai', rpc_method_handlers)
+    server.add_registered_method_handlers('verrater.v1.AiService', rpc_method_handlers)
 
-class Ai(object):
+class AiService(object):
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
     def SuggestMove(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Ai/SuggestMove', verrater_dot_v1_dot_ai__pb2.SuggestMoveRequest.SerializeToString, verrater_dot_v1_dot_ai__pb2.Suggestion.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.AiService/SuggestMove', verrater_dot_v1_dot_ai__pb2.SuggestMoveRequest.SerializeToString, verrater_dot_v1_dot_ai__pb2.SuggestMoveResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)

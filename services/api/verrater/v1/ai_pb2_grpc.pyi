@@ -22,29 +22,29 @@ class _ServicerContext(grpc.ServicerContext, grpc.aio.ServicerContext):
     ...
 GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
-_AiSuggestMoveType = typing_extensions.TypeVar('_AiSuggestMoveType', grpc.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.Suggestion], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.Suggestion], default=grpc.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.Suggestion])
+_AiServiceSuggestMoveType = typing_extensions.TypeVar('_AiServiceSuggestMoveType', grpc.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.SuggestMoveResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.SuggestMoveResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.SuggestMoveResponse])
 
-class AiStub(typing.Generic[_AiSuggestMoveType]):
+class AiServiceStub(typing.Generic[_AiServiceSuggestMoveType]):
 
     @typing.overload
-    def __init__(self: AiStub[grpc.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.Suggestion],], channel: grpc.Channel) -> None:
+    def __init__(self: AiServiceStub[grpc.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.SuggestMoveResponse],], channel: grpc.Channel) -> None:
         ...
 
     @typing.overload
-    def __init__(self: AiStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.Suggestion],], channel: grpc.aio.Channel) -> None:
+    def __init__(self: AiServiceStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.SuggestMoveResponse],], channel: grpc.aio.Channel) -> None:
         ...
-    SuggestMove: _AiSuggestMoveType
+    SuggestMove: _AiServiceSuggestMoveType
     "A suggested move for the caller's own seat (a seat token is required). The AI reads the\n    caller's view through the game API with the caller's own token, so it can never use\n    information the caller could not see.\n    "
-AiAsyncStub: typing_extensions.TypeAlias = AiStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.Suggestion],]
+AiServiceAsyncStub: typing_extensions.TypeAlias = AiServiceStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.ai_pb2.SuggestMoveRequest, verrater.v1.ai_pb2.SuggestMoveResponse],]
 
-class AiServicer(metaclass=abc.ABCMeta):
+class AiServiceServicer(metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
-    def SuggestMove(self, request: verrater.v1.ai_pb2.SuggestMoveRequest, context: _ServicerContext) -> typing.Union[verrater.v1.ai_pb2.Suggestion, collections.abc.Awaitable[verrater.v1.ai_pb2.Suggestion]]:
+    def SuggestMove(self, request: verrater.v1.ai_pb2.SuggestMoveRequest, context: _ServicerContext) -> typing.Union[verrater.v1.ai_pb2.SuggestMoveResponse, collections.abc.Awaitable[verrater.v1.ai_pb2.SuggestMoveResponse]]:
         """A suggested move for the caller's own seat (a seat token is required). The AI reads the
         caller's view through the game API with the caller's own token, so it can never use
         information the caller could not see.
         """
 
-def add_AiServicer_to_server(servicer: AiServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None:
+def add_AiServiceServicer_to_server(servicer: AiServiceServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None:
     ...

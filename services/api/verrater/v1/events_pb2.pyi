@@ -94,6 +94,35 @@ DRAW_REASON_ESTATES: DrawReason.ValueType
 DRAW_REASON_DIPLOMAT2: DrawReason.ValueType
 Global___DrawReason: typing_extensions.TypeAlias = DrawReason
 
+class _BotLevel:
+    ValueType = typing.NewType('ValueType', builtins.int)
+    V: typing_extensions.TypeAlias = ValueType
+
+class _BotLevelEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_BotLevel.ValueType], builtins.type):
+    DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    BOT_LEVEL_UNSPECIFIED: _BotLevel.ValueType
+    'Not a bot: a person sits here (in requests that ask for a level: the default, NORMAL).'
+    BOT_LEVEL_EASY: _BotLevel.ValueType
+    'Uniformly random legal moves.'
+    BOT_LEVEL_NORMAL: _BotLevel.ValueType
+    'A rules-aware heuristic, instant.'
+    BOT_LEVEL_HARD: _BotLevel.ValueType
+    'Information-set Monte Carlo tree search over the hidden cards, about 0.25 s a decision.'
+
+class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
+    """How strong a bot plays (services/ai/levels.py). The one spelling of a bot's level wherever it
+    appears: table seats, AddBot, hints, views, events and stats.
+    """
+BOT_LEVEL_UNSPECIFIED: BotLevel.ValueType
+'Not a bot: a person sits here (in requests that ask for a level: the default, NORMAL).'
+BOT_LEVEL_EASY: BotLevel.ValueType
+'Uniformly random legal moves.'
+BOT_LEVEL_NORMAL: BotLevel.ValueType
+'A rules-aware heuristic, instant.'
+BOT_LEVEL_HARD: BotLevel.ValueType
+'Information-set Monte Carlo tree search over the hidden cards, about 0.25 s a decision.'
+Global___BotLevel: typing_extensions.TypeAlias = BotLevel
+
 @typing.final
 class RingLandscape(google.protobuf.message.Message):
     """One landscape card of the ring: its type and the house it shows."""
@@ -218,10 +247,10 @@ class SeatAssignment(google.protobuf.message.Message):
     BOT_LEVEL_FIELD_NUMBER: builtins.int
     player_id: builtins.str
     name: builtins.str
-    bot_level: builtins.str
-    '"easy", "normal", "hard" for a bot; empty for a human.'
+    bot_level: Global___BotLevel.ValueType
+    'Set for a bot seat; BOT_LEVEL_UNSPECIFIED for a person.'
 
-    def __init__(self, *, player_id: builtins.str=..., name: builtins.str=..., bot_level: builtins.str=...) -> None:
+    def __init__(self, *, player_id: builtins.str=..., name: builtins.str=..., bot_level: Global___BotLevel.ValueType=...) -> None:
         ...
 
     def ClearField(self, field_name: typing.Literal['bot_level', b'bot_level', 'name', b'name', 'player_id', b'player_id']) -> None:
@@ -760,10 +789,13 @@ class GameEvent(google.protobuf.message.Message):
     GAME_ENDED_FIELD_NUMBER: builtins.int
     COMMAND_ID_FIELD_NUMBER: builtins.int
     TURN_TIMER_EXPIRED_FIELD_NUMBER: builtins.int
+    RECORDED_AT_MS_FIELD_NUMBER: builtins.int
     command_id: builtins.str
     'The id the client chose for the command that caused this event; set on the decision\n    event that starts each batch (empty on automatic events). Retried commands are matched on\n    (seat, command_id), so this is what makes a retry apply once, across replicas and restarts.\n    '
     turn_timer_expired: builtins.bool
     'Set on a decision a bot took for a human seat whose turn timer ran out.'
+    recorded_at_ms: builtins.int
+    "When the batch this event starts was appended (Unix milliseconds, the server's clock): set\n    on the first event of each batch (the creation, or the decision), 0 on the others. A timed\n    decision's deadline is the time its batch came to rest plus the table's turn_seconds.\n    "
 
     @property
     def game_created(self) -> Global___GameCreated:
@@ -873,13 +905,13 @@ class GameEvent(google.protobuf.message.Message):
     def game_ended(self) -> Global___GameEnded:
         ...
 
-    def __init__(self, *, game_created: Global___GameCreated | None=..., start_player_chosen: Global___StartPlayerChosen | None=..., ring_laid_out: Global___RingLaidOut | None=..., supply_dealt: Global___SupplyDealt | None=..., strategist_assigned: Global___StrategistAssigned | None=..., phase_began: Global___PhaseBegan | None=..., first_estate_placed: Global___FirstEstatePlaced | None=..., round_started: Global___RoundStarted | None=..., conflict_chosen: Global___ConflictChosen | None=..., action_cards_dealt: Global___ActionCardsDealt | None=..., action_card_picked: Global___ActionCardPicked | None=..., supply_played: Global___SupplyPlayed | None=..., action_cards_revealed: Global___ActionCardsRevealed | None=..., allegiance_switched: Global___AllegianceSwitched | None=..., conflict_resolved: Global___ConflictResolved | None=..., points_awarded: Global___PointsAwarded | None=..., landscape_flipped: Global___LandscapeFlipped | None=..., building_placed: Global___BuildingPlaced | None=..., building_flipped: Global___BuildingFlipped | None=..., building_moved: Global___BuildingMoved | None=..., build_passed: Global___BuildPassed | None=..., supply_discarded: Global___SupplyDiscarded | None=..., discard_pile_reshuffled: Global___DiscardPileReshuffled | None=..., cards_drawn: Global___CardsDrawn | None=..., cards_discarded: Global___CardsDiscarded | None=..., round_ended: Global___RoundEnded | None=..., game_ended: Global___GameEnded | None=..., command_id: builtins.str=..., turn_timer_expired: builtins.bool=...) -> None:
+    def __init__(self, *, game_created: Global___GameCreated | None=..., start_player_chosen: Global___StartPlayerChosen | None=..., ring_laid_out: Global___RingLaidOut | None=..., supply_dealt: Global___SupplyDealt | None=..., strategist_assigned: Global___StrategistAssigned | None=..., phase_began: Global___PhaseBegan | None=..., first_estate_placed: Global___FirstEstatePlaced | None=..., round_started: Global___RoundStarted | None=..., conflict_chosen: Global___ConflictChosen | None=..., action_cards_dealt: Global___ActionCardsDealt | None=..., action_card_picked: Global___ActionCardPicked | None=..., supply_played: Global___SupplyPlayed | None=..., action_cards_revealed: Global___ActionCardsRevealed | None=..., allegiance_switched: Global___AllegianceSwitched | None=..., conflict_resolved: Global___ConflictResolved | None=..., points_awarded: Global___PointsAwarded | None=..., landscape_flipped: Global___LandscapeFlipped | None=..., building_placed: Global___BuildingPlaced | None=..., building_flipped: Global___BuildingFlipped | None=..., building_moved: Global___BuildingMoved | None=..., build_passed: Global___BuildPassed | None=..., supply_discarded: Global___SupplyDiscarded | None=..., discard_pile_reshuffled: Global___DiscardPileReshuffled | None=..., cards_drawn: Global___CardsDrawn | None=..., cards_discarded: Global___CardsDiscarded | None=..., round_ended: Global___RoundEnded | None=..., game_ended: Global___GameEnded | None=..., command_id: builtins.str=..., turn_timer_expired: builtins.bool=..., recorded_at_ms: builtins.int=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['action_card_picked', b'action_card_picked', 'action_cards_dealt', b'action_cards_dealt', 'action_cards_revealed', b'action_cards_revealed', 'allegiance_switched', b'allegiance_switched', 'build_passed', b'build_passed', 'building_flipped', b'building_flipped', 'building_moved', b'building_moved', 'building_placed', b'building_placed', 'cards_discarded', b'cards_discarded', 'cards_drawn', b'cards_drawn', 'conflict_chosen', b'conflict_chosen', 'conflict_resolved', b'conflict_resolved', 'discard_pile_reshuffled', b'discard_pile_reshuffled', 'event', b'event', 'first_estate_placed', b'first_estate_placed', 'game_created', b'game_created', 'game_ended', b'game_ended', 'landscape_flipped', b'landscape_flipped', 'phase_began', b'phase_began', 'points_awarded', b'points_awarded', 'ring_laid_out', b'ring_laid_out', 'round_ended', b'round_ended', 'round_started', b'round_started', 'start_player_chosen', b'start_player_chosen', 'strategist_assigned', b'strategist_assigned', 'supply_dealt', b'supply_dealt', 'supply_discarded', b'supply_discarded', 'supply_played', b'supply_played']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['action_card_picked', b'action_card_picked', 'action_cards_dealt', b'action_cards_dealt', 'action_cards_revealed', b'action_cards_revealed', 'allegiance_switched', b'allegiance_switched', 'build_passed', b'build_passed', 'building_flipped', b'building_flipped', 'building_moved', b'building_moved', 'building_placed', b'building_placed', 'cards_discarded', b'cards_discarded', 'cards_drawn', b'cards_drawn', 'command_id', b'command_id', 'conflict_chosen', b'conflict_chosen', 'conflict_resolved', b'conflict_resolved', 'discard_pile_reshuffled', b'discard_pile_reshuffled', 'event', b'event', 'first_estate_placed', b'first_estate_placed', 'game_created', b'game_created', 'game_ended', b'game_ended', 'landscape_flipped', b'landscape_flipped', 'phase_began', b'phase_began', 'points_awarded', b'points_awarded', 'ring_laid_out', b'ring_laid_out', 'round_ended', b'round_ended', 'round_started', b'round_started', 'start_player_chosen', b'start_player_chosen', 'strategist_assigned', b'strategist_assigned', 'supply_dealt', b'supply_dealt', 'supply_discarded', b'supply_discarded', 'supply_played', b'supply_played', 'turn_timer_expired', b'turn_timer_expired']) -> None:
+    def ClearField(self, field_name: typing.Literal['action_card_picked', b'action_card_picked', 'action_cards_dealt', b'action_cards_dealt', 'action_cards_revealed', b'action_cards_revealed', 'allegiance_switched', b'allegiance_switched', 'build_passed', b'build_passed', 'building_flipped', b'building_flipped', 'building_moved', b'building_moved', 'building_placed', b'building_placed', 'cards_discarded', b'cards_discarded', 'cards_drawn', b'cards_drawn', 'command_id', b'command_id', 'conflict_chosen', b'conflict_chosen', 'conflict_resolved', b'conflict_resolved', 'discard_pile_reshuffled', b'discard_pile_reshuffled', 'event', b'event', 'first_estate_placed', b'first_estate_placed', 'game_created', b'game_created', 'game_ended', b'game_ended', 'landscape_flipped', b'landscape_flipped', 'phase_began', b'phase_began', 'points_awarded', b'points_awarded', 'recorded_at_ms', b'recorded_at_ms', 'ring_laid_out', b'ring_laid_out', 'round_ended', b'round_ended', 'round_started', b'round_started', 'start_player_chosen', b'start_player_chosen', 'strategist_assigned', b'strategist_assigned', 'supply_dealt', b'supply_dealt', 'supply_discarded', b'supply_discarded', 'supply_played', b'supply_played', 'turn_timer_expired', b'turn_timer_expired']) -> None:
         ...
 
     def WhichOneof(self, oneof_group: typing.Literal['event', b'event']) -> typing.Literal['game_created', 'start_player_chosen', 'ring_laid_out', 'supply_dealt', 'strategist_assigned', 'phase_began', 'first_estate_placed', 'round_started', 'conflict_chosen', 'action_cards_dealt', 'action_card_picked', 'supply_played', 'action_cards_revealed', 'allegiance_switched', 'conflict_resolved', 'points_awarded', 'landscape_flipped', 'building_placed', 'building_flipped', 'building_moved', 'build_passed', 'supply_discarded', 'discard_pile_reshuffled', 'cards_drawn', 'cards_discarded', 'round_ended', 'game_ended'] | None:

@@ -28,6 +28,8 @@ class _WatchMode:
 
 class _WatchModeEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_WatchMode.ValueType], builtins.type):
     DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
+    WATCH_MODE_UNSPECIFIED: _WatchMode.ValueType
+    'Refused (INVALID_ARGUMENT, MISSING_FIELD): a stream says what it wants.'
     WATCH_MODE_EVENTS: _WatchMode.ValueType
     "Every event after from_version, redacted for the caller; the caller's view rides on the\n    last event of each batch appended together (where the game waits for a decision).\n    "
     WATCH_MODE_VIEWS: _WatchMode.ValueType
@@ -37,6 +39,8 @@ class _WatchModeEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._Enum
 
 class WatchMode(_WatchMode, metaclass=_WatchModeEnumTypeWrapper):
     """What a Watch stream sends."""
+WATCH_MODE_UNSPECIFIED: WatchMode.ValueType
+'Refused (INVALID_ARGUMENT, MISSING_FIELD): a stream says what it wants.'
 WATCH_MODE_EVENTS: WatchMode.ValueType
 "Every event after from_version, redacted for the caller; the caller's view rides on the\nlast event of each batch appended together (where the game waits for a decision).\n"
 WATCH_MODE_VIEWS: WatchMode.ValueType
@@ -60,6 +64,25 @@ class GetViewRequest(google.protobuf.message.Message):
 Global___GetViewRequest: typing_extensions.TypeAlias = GetViewRequest
 
 @typing.final
+class GetViewResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    VIEW_FIELD_NUMBER: builtins.int
+
+    @property
+    def view(self) -> verrater.v1.view_pb2.PlayerView:
+        ...
+
+    def __init__(self, *, view: verrater.v1.view_pb2.PlayerView | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['view', b'view']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['view', b'view']) -> None:
+        ...
+Global___GetViewResponse: typing_extensions.TypeAlias = GetViewResponse
+
+@typing.final
 class SubmitCommandRequest(google.protobuf.message.Message):
     """One command for the caller's seat."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
@@ -71,9 +94,9 @@ class SubmitCommandRequest(google.protobuf.message.Message):
     VERSION_ONLY_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     expected_version: builtins.int
-    'The version of the view the command was chosen from; the command fails with ABORTED if the\n    game has moved on since.\n    '
+    'Required: the version of the view the command was chosen from (1 or more); the command\n    fails with ABORTED (STALE_VERSION) if the game has moved on since, and with\n    INVALID_ARGUMENT (MISSING_FIELD) when absent or 0.\n    '
     command_id: builtins.str
-    'Chosen by the client, unique per command: a retry with the same id is applied only once.'
+    'Required: chosen by the client, unique per command of a seat: 1-128 characters of letters,\n    digits and "-_.:" (a UUID will do). A retry with the same id is applied once and answers\n    the same; the same id with another command is refused (COMMAND_ID_REUSED), changing\n    nothing.\n    '
     turn_timer_expired: builtins.bool
     "Only for the AI service's tokens: the seat's turn timer ran out and a bot decides for it;\n    the decision event records it.\n    "
     version_only: builtins.bool
@@ -146,6 +169,26 @@ class WatchRequest(google.protobuf.message.Message):
 Global___WatchRequest: typing_extensions.TypeAlias = WatchRequest
 
 @typing.final
+class WatchResponse(google.protobuf.message.Message):
+    """What a Watch stream sends: one update."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    UPDATE_FIELD_NUMBER: builtins.int
+
+    @property
+    def update(self) -> Global___GameUpdate:
+        ...
+
+    def __init__(self, *, update: Global___GameUpdate | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['update', b'update']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['update', b'update']) -> None:
+        ...
+Global___WatchResponse: typing_extensions.TypeAlias = WatchResponse
+
+@typing.final
 class GameUpdate(google.protobuf.message.Message):
     """One update of a watched game."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
@@ -157,7 +200,9 @@ class GameUpdate(google.protobuf.message.Message):
 
     @property
     def event(self) -> verrater.v1.events_pb2.GameEvent:
-        """Redacted for the caller; absent in the views-only modes."""
+        """Redacted for the caller (with its command_id, turn_timer_expired and recorded_at_ms as
+        stored); absent in the views-only modes.
+        """
 
     @property
     def view(self) -> verrater.v1.view_pb2.PlayerView:
@@ -223,7 +268,7 @@ class PlayOpen(google.protobuf.message.Message):
 Global___PlayOpen: typing_extensions.TypeAlias = PlayOpen
 
 @typing.final
-class PlayUpdate(google.protobuf.message.Message):
+class PlayResponse(google.protobuf.message.Message):
     """What the server sends on a Play stream."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
     TURN_FIELD_NUMBER: builtins.int
@@ -242,15 +287,15 @@ class PlayUpdate(google.protobuf.message.Message):
     def __init__(self, *, turn: Global___GameUpdate | None=..., result: Global___CommandResult | None=...) -> None:
         ...
 
-    def HasField(self, field_name: typing.Literal['result', b'result', 'turn', b'turn', 'update', b'update']) -> builtins.bool:
+    def HasField(self, field_name: typing.Literal['response', b'response', 'result', b'result', 'turn', b'turn']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['result', b'result', 'turn', b'turn', 'update', b'update']) -> None:
+    def ClearField(self, field_name: typing.Literal['response', b'response', 'result', b'result', 'turn', b'turn']) -> None:
         ...
 
-    def WhichOneof(self, oneof_group: typing.Literal['update', b'update']) -> typing.Literal['turn', 'result'] | None:
+    def WhichOneof(self, oneof_group: typing.Literal['response', b'response']) -> typing.Literal['turn', 'result'] | None:
         ...
-Global___PlayUpdate: typing_extensions.TypeAlias = PlayUpdate
+Global___PlayResponse: typing_extensions.TypeAlias = PlayResponse
 
 @typing.final
 class CommandResult(google.protobuf.message.Message):
@@ -291,13 +336,31 @@ class CommandRefused(google.protobuf.message.Message):
     with for the same request.
     """
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
+
+    @typing.final
+    class MetadataEntry(google.protobuf.message.Message):
+        DESCRIPTOR: google.protobuf.descriptor.Descriptor
+        KEY_FIELD_NUMBER: builtins.int
+        VALUE_FIELD_NUMBER: builtins.int
+        key: builtins.str
+        value: builtins.str
+
+        def __init__(self, *, key: builtins.str=..., value: builtins.str=...) -> None:
+            ...
+
+        def ClearField(self, field_name: typing.Literal['key', b'key', 'value', b'value']) -> None:
+            ...
     CODE_FIELD_NUMBER: builtins.int
     MESSAGE_FIELD_NUMBER: builtins.int
     VIOLATION_FIELD_NUMBER: builtins.int
+    REASON_FIELD_NUMBER: builtins.int
+    METADATA_FIELD_NUMBER: builtins.int
     code: builtins.int
     'The gRPC status code, by its number: 3 INVALID_ARGUMENT, 7 PERMISSION_DENIED, 8\n    RESOURCE_EXHAUSTED, 9 FAILED_PRECONDITION, 10 ABORTED, 14 UNAVAILABLE.\n    '
     message: builtins.str
     'For people; may be reworded at any time, so never parse it.'
+    reason: builtins.str
+    "The stable reason, as the ErrorInfo of SubmitCommand's status would carry it (the table in\n    docs/CLIENTS.md), with its metadata.\n    "
 
     @property
     def violation(self) -> verrater.v1.errors_pb2.RuleViolationDetail:
@@ -305,13 +368,17 @@ class CommandRefused(google.protobuf.message.Message):
         details.
         """
 
-    def __init__(self, *, code: builtins.int=..., message: builtins.str=..., violation: verrater.v1.errors_pb2.RuleViolationDetail | None=...) -> None:
+    @property
+    def metadata(self) -> google.protobuf.internal.containers.ScalarMap[builtins.str, builtins.str]:
+        ...
+
+    def __init__(self, *, code: builtins.int=..., message: builtins.str=..., violation: verrater.v1.errors_pb2.RuleViolationDetail | None=..., reason: builtins.str=..., metadata: collections.abc.Mapping[builtins.str, builtins.str] | None=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['violation', b'violation']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['code', b'code', 'message', b'message', 'violation', b'violation']) -> None:
+    def ClearField(self, field_name: typing.Literal['code', b'code', 'message', b'message', 'metadata', b'metadata', 'reason', b'reason', 'violation', b'violation']) -> None:
         ...
 Global___CommandRefused: typing_extensions.TypeAlias = CommandRefused
 
@@ -349,7 +416,9 @@ class LoggedEvent(google.protobuf.message.Message):
 
     @property
     def event(self) -> verrater.v1.events_pb2.GameEvent:
-        """The event, decoded from payload."""
+        """The event, decoded from payload (all of it: command_id, turn_timer_expired and
+        recorded_at_ms included).
+        """
 
     def __init__(self, *, version: builtins.int=..., prev_hash: builtins.str=..., hash: builtins.str=..., event: verrater.v1.events_pb2.GameEvent | None=..., payload: builtins.bytes=...) -> None:
         ...
@@ -362,7 +431,7 @@ class LoggedEvent(google.protobuf.message.Message):
 Global___LoggedEvent: typing_extensions.TypeAlias = LoggedEvent
 
 @typing.final
-class GameLog(google.protobuf.message.Message):
+class GetLogResponse(google.protobuf.message.Message):
     """A game's complete log, first event first."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
     GAME_ID_FIELD_NUMBER: builtins.int
@@ -378,7 +447,7 @@ class GameLog(google.protobuf.message.Message):
 
     def ClearField(self, field_name: typing.Literal['events', b'events', 'game_id', b'game_id']) -> None:
         ...
-Global___GameLog: typing_extensions.TypeAlias = GameLog
+Global___GetLogResponse: typing_extensions.TypeAlias = GetLogResponse
 
 @typing.final
 class GetRulesetRequest(google.protobuf.message.Message):
@@ -399,6 +468,25 @@ class GetRulesetRequest(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal['builder_may_move', b'builder_may_move', 'game_id', b'game_id', 'players', b'players']) -> None:
         ...
 Global___GetRulesetRequest: typing_extensions.TypeAlias = GetRulesetRequest
+
+@typing.final
+class GetRulesetResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    RULESET_FIELD_NUMBER: builtins.int
+
+    @property
+    def ruleset(self) -> verrater.v1.ruleset_pb2.Ruleset:
+        ...
+
+    def __init__(self, *, ruleset: verrater.v1.ruleset_pb2.Ruleset | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['ruleset', b'ruleset']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['ruleset', b'ruleset']) -> None:
+        ...
+Global___GetRulesetResponse: typing_extensions.TypeAlias = GetRulesetResponse
 
 @typing.final
 class CreateGameRequest(google.protobuf.message.Message):
@@ -422,7 +510,7 @@ class CreateGameRequest(google.protobuf.message.Message):
     ranked: builtins.bool
     'Whether the result counts for ratings.'
     turn_seconds: builtins.int
-    'Seconds a human seat has per decision before a bot decides for it (0: no turn timer).'
+    'Seconds a human seat has per decision before a bot decides for it (0: no turn timer; at\n    most 14 days).\n    '
 
     @property
     def setup(self) -> verrater.v1.events_pb2.ExplicitSetup:

@@ -2,8 +2,6 @@
 import grpc
 import warnings
 from ...verrater.v1 import game_pb2 as verrater_dot_v1_dot_game__pb2
-from ...verrater.v1 import ruleset_pb2 as verrater_dot_v1_dot_ruleset__pb2
-from ...verrater.v1 import view_pb2 as verrater_dot_v1_dot_view__pb2
 GRPC_GENERATED_VERSION = '1.71.2'
 GRPC_VERSION = grpc.__version__
 _version_not_supported = False
@@ -15,7 +13,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(f'The grpc package installed is at version {GRPC_VERSION},' + f' but the generated code in verrater/v1/game_pb2_grpc.py depends on' + f' grpcio>={GRPC_GENERATED_VERSION}.' + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}' + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.')
 
-class GameStub(object):
+class GameServiceStub(object):
     """Plays games. Any replica serves any game: the state lives in the game's event log.
     """
 
@@ -25,20 +23,21 @@ class GameStub(object):
         Args:
             channel: A grpc.Channel.
         """
-        self.GetView = channel.unary_unary('/verrater.v1.Game/GetView', request_serializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_view__pb2.PlayerView.FromString, _registered_method=True)
-        self.SubmitCommand = channel.unary_unary('/verrater.v1.Game/SubmitCommand', request_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, _registered_method=True)
-        self.Watch = channel.unary_stream('/verrater.v1.Game/Watch', request_serializer=verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GameUpdate.FromString, _registered_method=True)
-        self.Play = channel.stream_stream('/verrater.v1.Game/Play', request_serializer=verrater_dot_v1_dot_game__pb2.PlayRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.PlayUpdate.FromString, _registered_method=True)
-        self.GetLog = channel.unary_unary('/verrater.v1.Game/GetLog', request_serializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GameLog.FromString, _registered_method=True)
-        self.GetRuleset = channel.unary_unary('/verrater.v1.Game/GetRuleset', request_serializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_ruleset__pb2.Ruleset.FromString, _registered_method=True)
-        self.CreateGame = channel.unary_unary('/verrater.v1.Game/CreateGame', request_serializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.FromString, _registered_method=True)
+        self.GetView = channel.unary_unary('/verrater.v1.GameService/GetView', request_serializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GetViewResponse.FromString, _registered_method=True)
+        self.SubmitCommand = channel.unary_unary('/verrater.v1.GameService/SubmitCommand', request_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, _registered_method=True)
+        self.Watch = channel.unary_stream('/verrater.v1.GameService/Watch', request_serializer=verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.WatchResponse.FromString, _registered_method=True)
+        self.Play = channel.stream_stream('/verrater.v1.GameService/Play', request_serializer=verrater_dot_v1_dot_game__pb2.PlayRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.PlayResponse.FromString, _registered_method=True)
+        self.GetLog = channel.unary_unary('/verrater.v1.GameService/GetLog', request_serializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GetLogResponse.FromString, _registered_method=True)
+        self.GetRuleset = channel.unary_unary('/verrater.v1.GameService/GetRuleset', request_serializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GetRulesetResponse.FromString, _registered_method=True)
+        self.CreateGame = channel.unary_unary('/verrater.v1.GameService/CreateGame', request_serializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.FromString, _registered_method=True)
 
-class GameServicer(object):
+class GameServiceServicer(object):
     """Plays games. Any replica serves any game: the state lives in the game's event log.
     """
 
     def GetView(self, request, context):
-        """The game as the caller's seat sees it now.
+        """The game as the caller's seat sees it now. A token without a seat in this game (a player
+        token, or a seat token of another game) gets the spectator's view: the public part only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -80,15 +79,16 @@ class GameServicer(object):
 
     def GetLog(self, request, context):
         """The complete, unredacted log of a finished game with its hash chain, for audit and replay.
-        FAILED_PRECONDITION while the game is still running.
+        Public once the game is over, like a replay: any valid token may read it (a player's, a
+        seat's of any game). FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game is running.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def GetRuleset(self, request, context):
-        """The standard ruleset (card table included) for a player count and variant, so a client can
-        show the numbers a new game would be played with.
+        """The standard ruleset (card table and action cards included) for a player count and
+        variant, or a game's own; no token needed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -101,40 +101,40 @@ class GameServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-def add_GameServicer_to_server(servicer, server):
-    rpc_method_handlers = {'GetView': grpc.unary_unary_rpc_method_handler(servicer.GetView, request_deserializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.FromString, response_serializer=verrater_dot_v1_dot_view__pb2.PlayerView.SerializeToString), 'SubmitCommand': grpc.unary_unary_rpc_method_handler(servicer.SubmitCommand, request_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.SerializeToString), 'Watch': grpc.unary_stream_rpc_method_handler(servicer.Watch, request_deserializer=verrater_dot_v1_dot_game__pb2.WatchRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GameUpdate.SerializeToString), 'Play': grpc.stream_stream_rpc_method_handler(servicer.Play, request_deserializer=verrater_dot_v1_dot_game__pb2.PlayRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.PlayUpdate.SerializeToString), 'GetLog': grpc.unary_unary_rpc_method_handler(servicer.GetLog, request_deserializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GameLog.SerializeToString), 'GetRuleset': grpc.unary_unary_rpc_method_handler(servicer.GetRuleset, request_deserializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.FromString, response_serializer=verrater_dot_v1_dot_ruleset__pb2.Ruleset.SerializeToString), 'CreateGame': grpc.unary_unary_rpc_method_handler(servicer.CreateGame, request_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.SerializeToString)}
-    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.Game', rpc_method_handlers)
+def add_GameServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {'GetView': grpc.unary_unary_rpc_method_handler(servicer.GetView, request_deserializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetViewResponse.SerializeToString), 'SubmitCommand': grpc.unary_unary_rpc_method_handler(servicer.SubmitCommand, request_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.SerializeToString), 'Watch': grpc.unary_stream_rpc_method_handler(servicer.Watch, request_deserializer=verrater_dot_v1_dot_game__pb2.WatchRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.WatchResponse.SerializeToString), 'Play': grpc.stream_stream_rpc_method_handler(servicer.Play, request_deserializer=verrater_dot_v1_dot_game__pb2.PlayRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.PlayResponse.SerializeToString), 'GetLog': grpc.unary_unary_rpc_method_handler(servicer.GetLog, request_deserializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetLogResponse.SerializeToString), 'GetRuleset': grpc.unary_unary_rpc_method_handler(servicer.GetRuleset, request_deserializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetRulesetResponse.SerializeToString), 'CreateGame': grpc.unary_unary_rpc_method_handler(servicer.CreateGame, request_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.SerializeToString)}
+    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.GameService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('verrater.v1.Game', rpc_method_handlers)
+    server.add_registered_method_handlers('verrater.v1.GameService', rpc_method_handlers)
 
-class Game(object):
+class GameService(object):
     """Plays games. Any replica serves any game: the state lives in the game's event log.
     """
 
     @staticmethod
     def GetView(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/GetView', verrater_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString, verrater_dot_v1_dot_view__pb2.PlayerView.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.GameService/GetView', verrater_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.GetViewResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def SubmitCommand(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/SubmitCommand', verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.GameService/SubmitCommand', verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def Watch(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_stream(request, target, '/verrater.v1.Game/Watch', verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.GameUpdate.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_stream(request, target, '/verrater.v1.GameService/Watch', verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.WatchResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def Play(request_iterator, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.stream_stream(request_iterator, target, '/verrater.v1.Game/Play', verrater_dot_v1_dot_game__pb2.PlayRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.PlayUpdate.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.stream_stream(request_iterator, target, '/verrater.v1.GameService/Play', verrater_dot_v1_dot_game__pb2.PlayRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.PlayResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def GetLog(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/GetLog', verrater_dot_v1_dot_game__pb2.GetLogRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.GameLog.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.GameService/GetLog', verrater_dot_v1_dot_game__pb2.GetLogRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.GetLogResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def GetRuleset(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/GetRuleset', verrater_dot_v1_dot_game__pb2.GetRulesetRequest.SerializeToString, verrater_dot_v1_dot_ruleset__pb2.Ruleset.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.GameService/GetRuleset', verrater_dot_v1_dot_game__pb2.GetRulesetRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.GetRulesetResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def CreateGame(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Game/CreateGame', verrater_dot_v1_dot_game__pb2.CreateGameRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.CreateGameResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.GameService/CreateGame', verrater_dot_v1_dot_game__pb2.CreateGameRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.CreateGameResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)

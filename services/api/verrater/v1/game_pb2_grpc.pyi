@@ -27,46 +27,48 @@ class _ServicerContext(grpc.ServicerContext, grpc.aio.ServicerContext):
     ...
 GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
-_GameGetViewType = typing_extensions.TypeVar('_GameGetViewType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView])
-_GameSubmitCommandType = typing_extensions.TypeVar('_GameSubmitCommandType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse])
-_GameWatchType = typing_extensions.TypeVar('_GameWatchType', grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], default=grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate])
-_GamePlayType = typing_extensions.TypeVar('_GamePlayType', grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], default=grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate])
-_GameGetLogType = typing_extensions.TypeVar('_GameGetLogType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog])
-_GameGetRulesetType = typing_extensions.TypeVar('_GameGetRulesetType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset])
-_GameCreateGameType = typing_extensions.TypeVar('_GameCreateGameType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse])
+_GameServiceGetViewType = typing_extensions.TypeVar('_GameServiceGetViewType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.game_pb2.GetViewResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.game_pb2.GetViewResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.game_pb2.GetViewResponse])
+_GameServiceSubmitCommandType = typing_extensions.TypeVar('_GameServiceSubmitCommandType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse])
+_GameServiceWatchType = typing_extensions.TypeVar('_GameServiceWatchType', grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.WatchResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.WatchResponse], default=grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.WatchResponse])
+_GameServicePlayType = typing_extensions.TypeVar('_GameServicePlayType', grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayResponse], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayResponse], default=grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayResponse])
+_GameServiceGetLogType = typing_extensions.TypeVar('_GameServiceGetLogType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GetLogResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GetLogResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GetLogResponse])
+_GameServiceGetRulesetType = typing_extensions.TypeVar('_GameServiceGetRulesetType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.game_pb2.GetRulesetResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.game_pb2.GetRulesetResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.game_pb2.GetRulesetResponse])
+_GameServiceCreateGameType = typing_extensions.TypeVar('_GameServiceCreateGameType', grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse])
 
-class GameStub(typing.Generic[_GameGetViewType, _GameSubmitCommandType, _GameWatchType, _GamePlayType, _GameGetLogType, _GameGetRulesetType, _GameCreateGameType]):
+class GameServiceStub(typing.Generic[_GameServiceGetViewType, _GameServiceSubmitCommandType, _GameServiceWatchType, _GameServicePlayType, _GameServiceGetLogType, _GameServiceGetRulesetType, _GameServiceCreateGameType]):
     """Plays games. Any replica serves any game: the state lives in the game's event log."""
 
     @typing.overload
-    def __init__(self: GameStub[grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]], channel: grpc.Channel) -> None:
+    def __init__(self: GameServiceStub[grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.game_pb2.GetViewResponse], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.WatchResponse], grpc.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayResponse], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GetLogResponse], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.game_pb2.GetRulesetResponse], grpc.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]], channel: grpc.Channel) -> None:
         ...
 
     @typing.overload
-    def __init__(self: GameStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]], channel: grpc.aio.Channel) -> None:
+    def __init__(self: GameServiceStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.game_pb2.GetViewResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.WatchResponse], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GetLogResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.game_pb2.GetRulesetResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]], channel: grpc.aio.Channel) -> None:
         ...
-    GetView: _GameGetViewType
-    "The game as the caller's seat sees it now."
-    SubmitCommand: _GameSubmitCommandType
+    GetView: _GameServiceGetViewType
+    "The game as the caller's seat sees it now. A token without a seat in this game (a player\n    token, or a seat token of another game) gets the spectator's view: the public part only.\n    "
+    SubmitCommand: _GameServiceSubmitCommandType
     "Apply one command for the caller's seat. A rule violation fails with FAILED_PRECONDITION\n    and a RuleViolationDetail in the status details; a stale expected_version with ABORTED; a\n    malformed command with INVALID_ARGUMENT. A retried command_id is applied once.\n    "
-    Watch: _GameWatchType
+    Watch: _GameServiceWatchType
     "The game live from from_version, as the caller may see it. What is sent depends on the\n    mode: every event (redacted for the caller), or only views. A client that reconnects\n    resumes from the last version it saw. The stream ends after the game's last event.\n    "
-    Play: _GamePlayType
+    Play: _GameServicePlayType
     "Play one seat over one stream: the cheapest way for a player or a bot to play. The first\n    message opens the game; the server then sends the caller's view whenever its seat must\n    decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent\n    on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or\n    refused (with the status code SubmitCommand would have failed with; the stream stays open).\n    A decision costs one message each way instead of a call. The stream ends after the final\n    view, once the command being decided (if any) is answered; commands the server has not\n    taken by then are not answered (the game is over). It fails with INVALID_ARGUMENT when the\n    first message is not an open, or a later one is; PERMISSION_DENIED without a seat in the\n    game; NOT_FOUND for an unknown game; UNAUTHENTICATED when the token expires.\n    "
-    GetLog: _GameGetLogType
-    'The complete, unredacted log of a finished game with its hash chain, for audit and replay.\n    FAILED_PRECONDITION while the game is still running.\n    '
-    GetRuleset: _GameGetRulesetType
-    'The standard ruleset (card table included) for a player count and variant, so a client can\n    show the numbers a new game would be played with.\n    '
-    CreateGame: _GameCreateGameType
+    GetLog: _GameServiceGetLogType
+    "The complete, unredacted log of a finished game with its hash chain, for audit and replay.\n    Public once the game is over, like a replay: any valid token may read it (a player's, a\n    seat's of any game). FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game is running.\n    "
+    GetRuleset: _GameServiceGetRulesetType
+    "The standard ruleset (card table and action cards included) for a player count and\n    variant, or a game's own; no token needed.\n    "
+    CreateGame: _GameServiceCreateGameType
     'Start a game: used by the lobby, and by sandbox tools with a fixed seed or setup.'
-GameAsyncStub: typing_extensions.TypeAlias = GameStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.view_pb2.PlayerView], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.GameUpdate], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayUpdate], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GameLog], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.ruleset_pb2.Ruleset], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]]
+GameServiceAsyncStub: typing_extensions.TypeAlias = GameServiceStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetViewRequest, verrater.v1.game_pb2.GetViewResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.SubmitCommandRequest, verrater.v1.game_pb2.SubmitCommandResponse], grpc.aio.UnaryStreamMultiCallable[verrater.v1.game_pb2.WatchRequest, verrater.v1.game_pb2.WatchResponse], grpc.aio.StreamStreamMultiCallable[verrater.v1.game_pb2.PlayRequest, verrater.v1.game_pb2.PlayResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetLogRequest, verrater.v1.game_pb2.GetLogResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.GetRulesetRequest, verrater.v1.game_pb2.GetRulesetResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.game_pb2.CreateGameRequest, verrater.v1.game_pb2.CreateGameResponse]]
 
-class GameServicer(metaclass=abc.ABCMeta):
+class GameServiceServicer(metaclass=abc.ABCMeta):
     """Plays games. Any replica serves any game: the state lives in the game's event log."""
 
     @abc.abstractmethod
-    def GetView(self, request: verrater.v1.game_pb2.GetViewRequest, context: _ServicerContext) -> typing.Union[verrater.v1.view_pb2.PlayerView, collections.abc.Awaitable[verrater.v1.view_pb2.PlayerView]]:
-        """The game as the caller's seat sees it now."""
+    def GetView(self, request: verrater.v1.game_pb2.GetViewRequest, context: _ServicerContext) -> typing.Union[verrater.v1.game_pb2.GetViewResponse, collections.abc.Awaitable[verrater.v1.game_pb2.GetViewResponse]]:
+        """The game as the caller's seat sees it now. A token without a seat in this game (a player
+        token, or a seat token of another game) gets the spectator's view: the public part only.
+        """
 
     @abc.abstractmethod
     def SubmitCommand(self, request: verrater.v1.game_pb2.SubmitCommandRequest, context: _ServicerContext) -> typing.Union[verrater.v1.game_pb2.SubmitCommandResponse, collections.abc.Awaitable[verrater.v1.game_pb2.SubmitCommandResponse]]:
@@ -76,14 +78,14 @@ class GameServicer(metaclass=abc.ABCMeta):
         """
 
     @abc.abstractmethod
-    def Watch(self, request: verrater.v1.game_pb2.WatchRequest, context: _ServicerContext) -> typing.Union[collections.abc.Iterator[verrater.v1.game_pb2.GameUpdate], collections.abc.AsyncIterator[verrater.v1.game_pb2.GameUpdate]]:
+    def Watch(self, request: verrater.v1.game_pb2.WatchRequest, context: _ServicerContext) -> typing.Union[collections.abc.Iterator[verrater.v1.game_pb2.WatchResponse], collections.abc.AsyncIterator[verrater.v1.game_pb2.WatchResponse]]:
         """The game live from from_version, as the caller may see it. What is sent depends on the
         mode: every event (redacted for the caller), or only views. A client that reconnects
         resumes from the last version it saw. The stream ends after the game's last event.
         """
 
     @abc.abstractmethod
-    def Play(self, request_iterator: _MaybeAsyncIterator[verrater.v1.game_pb2.PlayRequest], context: _ServicerContext) -> typing.Union[collections.abc.Iterator[verrater.v1.game_pb2.PlayUpdate], collections.abc.AsyncIterator[verrater.v1.game_pb2.PlayUpdate]]:
+    def Play(self, request_iterator: _MaybeAsyncIterator[verrater.v1.game_pb2.PlayRequest], context: _ServicerContext) -> typing.Union[collections.abc.Iterator[verrater.v1.game_pb2.PlayResponse], collections.abc.AsyncIterator[verrater.v1.game_pb2.PlayResponse]]:
         """Play one seat over one stream: the cheapest way for a player or a bot to play. The first
         message opens the game; the server then sends the caller's view whenever its seat must
         decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent
@@ -97,20 +99,21 @@ class GameServicer(metaclass=abc.ABCMeta):
         """
 
     @abc.abstractmethod
-    def GetLog(self, request: verrater.v1.game_pb2.GetLogRequest, context: _ServicerContext) -> typing.Union[verrater.v1.game_pb2.GameLog, collections.abc.Awaitable[verrater.v1.game_pb2.GameLog]]:
+    def GetLog(self, request: verrater.v1.game_pb2.GetLogRequest, context: _ServicerContext) -> typing.Union[verrater.v1.game_pb2.GetLogResponse, collections.abc.Awaitable[verrater.v1.game_pb2.GetLogResponse]]:
         """The complete, unredacted log of a finished game with its hash chain, for audit and replay.
-        FAILED_PRECONDITION while the game is still running.
+        Public once the game is over, like a replay: any valid token may read it (a player's, a
+        seat's of any game). FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game is running.
         """
 
     @abc.abstractmethod
-    def GetRuleset(self, request: verrater.v1.game_pb2.GetRulesetRequest, context: _ServicerContext) -> typing.Union[verrater.v1.ruleset_pb2.Ruleset, collections.abc.Awaitable[verrater.v1.ruleset_pb2.Ruleset]]:
-        """The standard ruleset (card table included) for a player count and variant, so a client can
-        show the numbers a new game would be played with.
+    def GetRuleset(self, request: verrater.v1.game_pb2.GetRulesetRequest, context: _ServicerContext) -> typing.Union[verrater.v1.game_pb2.GetRulesetResponse, collections.abc.Awaitable[verrater.v1.game_pb2.GetRulesetResponse]]:
+        """The standard ruleset (card table and action cards included) for a player count and
+        variant, or a game's own; no token needed.
         """
 
     @abc.abstractmethod
     def CreateGame(self, request: verrater.v1.game_pb2.CreateGameRequest, context: _ServicerContext) -> typing.Union[verrater.v1.game_pb2.CreateGameResponse, collections.abc.Awaitable[verrater.v1.game_pb2.CreateGameResponse]]:
         """Start a game: used by the lobby, and by sandbox tools with a fixed seed or setup."""
 
-def add_GameServicer_to_server(servicer: GameServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None:
+def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None:
     ...

@@ -13,7 +13,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(f'The grpc package installed is at version {GRPC_VERSION},' + f' but the generated code in verrater/v1/lobby_pb2_grpc.py depends on' + f' grpcio>={GRPC_GENERATED_VERSION}.' + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}' + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.')
 
-class LobbyStub(object):
+class LobbyServiceStub(object):
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -22,24 +22,38 @@ class LobbyStub(object):
         Args:
             channel: A grpc.Channel.
         """
-        self.RegisterGuest = channel.unary_unary('/verrater.v1.Lobby/RegisterGuest', request_serializer=verrater_dot_v1_dot_lobby__pb2.RegisterGuestRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Session.FromString, _registered_method=True)
-        self.RefreshToken = channel.unary_unary('/verrater.v1.Lobby/RefreshToken', request_serializer=verrater_dot_v1_dot_lobby__pb2.RefreshTokenRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Session.FromString, _registered_method=True)
-        self.CreateTable = channel.unary_unary('/verrater.v1.Lobby/CreateTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.CreateTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Table.FromString, _registered_method=True)
-        self.JoinTable = channel.unary_unary('/verrater.v1.Lobby/JoinTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.JoinTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Table.FromString, _registered_method=True)
-        self.LeaveTable = channel.unary_unary('/verrater.v1.Lobby/LeaveTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.LeaveTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Table.FromString, _registered_method=True)
-        self.AddBot = channel.unary_unary('/verrater.v1.Lobby/AddBot', request_serializer=verrater_dot_v1_dot_lobby__pb2.AddBotRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Table.FromString, _registered_method=True)
-        self.ListTables = channel.unary_unary('/verrater.v1.Lobby/ListTables', request_serializer=verrater_dot_v1_dot_lobby__pb2.ListTablesRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.ListTablesResponse.FromString, _registered_method=True)
-        self.QuickMatch = channel.unary_unary('/verrater.v1.Lobby/QuickMatch', request_serializer=verrater_dot_v1_dot_lobby__pb2.QuickMatchRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Table.FromString, _registered_method=True)
-        self.StartGame = channel.unary_unary('/verrater.v1.Lobby/StartGame', request_serializer=verrater_dot_v1_dot_lobby__pb2.StartGameRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Table.FromString, _registered_method=True)
-        self.GetSeatToken = channel.unary_unary('/verrater.v1.Lobby/GetSeatToken', request_serializer=verrater_dot_v1_dot_lobby__pb2.GetSeatTokenRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.SeatToken.FromString, _registered_method=True)
-        self.GetTable = channel.unary_unary('/verrater.v1.Lobby/GetTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.GetTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Table.FromString, _registered_method=True)
-        self.WatchTable = channel.unary_stream('/verrater.v1.Lobby/WatchTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.WatchTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.Table.FromString, _registered_method=True)
+        self.RegisterGuest = channel.unary_unary('/verrater.v1.LobbyService/RegisterGuest', request_serializer=verrater_dot_v1_dot_lobby__pb2.RegisterGuestRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.RegisterGuestResponse.FromString, _registered_method=True)
+        self.SignIn = channel.unary_unary('/verrater.v1.LobbyService/SignIn', request_serializer=verrater_dot_v1_dot_lobby__pb2.SignInRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.SignInResponse.FromString, _registered_method=True)
+        self.RefreshToken = channel.unary_unary('/verrater.v1.LobbyService/RefreshToken', request_serializer=verrater_dot_v1_dot_lobby__pb2.RefreshTokenRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.RefreshTokenResponse.FromString, _registered_method=True)
+        self.RotateCredential = channel.unary_unary('/verrater.v1.LobbyService/RotateCredential', request_serializer=verrater_dot_v1_dot_lobby__pb2.RotateCredentialRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.RotateCredentialResponse.FromString, _registered_method=True)
+        self.CreateTable = channel.unary_unary('/verrater.v1.LobbyService/CreateTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.CreateTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.CreateTableResponse.FromString, _registered_method=True)
+        self.JoinTable = channel.unary_unary('/verrater.v1.LobbyService/JoinTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.JoinTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.JoinTableResponse.FromString, _registered_method=True)
+        self.LeaveTable = channel.unary_unary('/verrater.v1.LobbyService/LeaveTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.LeaveTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.LeaveTableResponse.FromString, _registered_method=True)
+        self.AddBot = channel.unary_unary('/verrater.v1.LobbyService/AddBot', request_serializer=verrater_dot_v1_dot_lobby__pb2.AddBotRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.AddBotResponse.FromString, _registered_method=True)
+        self.ListTables = channel.unary_unary('/verrater.v1.LobbyService/ListTables', request_serializer=verrater_dot_v1_dot_lobby__pb2.ListTablesRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.ListTablesResponse.FromString, _registered_method=True)
+        self.QuickMatch = channel.unary_unary('/verrater.v1.LobbyService/QuickMatch', request_serializer=verrater_dot_v1_dot_lobby__pb2.QuickMatchRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.QuickMatchResponse.FromString, _registered_method=True)
+        self.StartGame = channel.unary_unary('/verrater.v1.LobbyService/StartGame', request_serializer=verrater_dot_v1_dot_lobby__pb2.StartGameRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.StartGameResponse.FromString, _registered_method=True)
+        self.GetSeatToken = channel.unary_unary('/verrater.v1.LobbyService/GetSeatToken', request_serializer=verrater_dot_v1_dot_lobby__pb2.GetSeatTokenRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.GetSeatTokenResponse.FromString, _registered_method=True)
+        self.GetTable = channel.unary_unary('/verrater.v1.LobbyService/GetTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.GetTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.GetTableResponse.FromString, _registered_method=True)
+        self.WatchTable = channel.unary_stream('/verrater.v1.LobbyService/WatchTable', request_serializer=verrater_dot_v1_dot_lobby__pb2.WatchTableRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.WatchTableResponse.FromString, _registered_method=True)
+        self.ListMyGames = channel.unary_unary('/verrater.v1.LobbyService/ListMyGames', request_serializer=verrater_dot_v1_dot_lobby__pb2.ListMyGamesRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.ListMyGamesResponse.FromString, _registered_method=True)
+        self.WatchNotifications = channel.unary_stream('/verrater.v1.LobbyService/WatchNotifications', request_serializer=verrater_dot_v1_dot_lobby__pb2.WatchNotificationsRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_lobby__pb2.WatchNotificationsResponse.FromString, _registered_method=True)
 
-class LobbyServicer(object):
+class LobbyServiceServicer(object):
     """Missing associated documentation comment in .proto file."""
 
     def RegisterGuest(self, request, context):
-        """Create a guest player; the token identifies the player in every later call.
+        """Create a guest player: a token for the calls that follow and the credential to sign in with
+        later (returned here and by RotateCredential only).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SignIn(self, request, context):
+        """A fresh token for a player who holds their credential (no token needed). A wrong or revoked
+        credential is UNAUTHENTICATED (CREDENTIAL_INVALID); attempts are rate-limited per player and
+        per network peer.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -47,6 +61,13 @@ class LobbyServicer(object):
 
     def RefreshToken(self, request, context):
         """A fresh token for the caller (before the current one expires).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RotateCredential(self, request, context):
+        """Replace the caller's credential (a lost phone): the old one stops working at once.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -90,7 +111,7 @@ class LobbyServicer(object):
 
     def QuickMatch(self, request, context):
         """Join the oldest open public table that fits, else open one; optionally fill the remaining
-        seats with bots after a wait the caller chooses.
+        seats with bots after a wait the caller chooses. Quick-match tables have a turn timer.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -124,59 +145,93 @@ class LobbyServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-def add_LobbyServicer_to_server(servicer, server):
-    rpc_method_handlers = {'RegisterGuest': grpc.unary_unary_rpc_method_handler(servicer.RegisterGuest, request_deserializer=verrater_dot_v1_dot_lobby__pb2.RegisterGuestRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Session.SerializeToString), 'RefreshToken': grpc.unary_unary_rpc_method_handler(servicer.RefreshToken, request_deserializer=verrater_dot_v1_dot_lobby__pb2.RefreshTokenRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Session.SerializeToString), 'CreateTable': grpc.unary_unary_rpc_method_handler(servicer.CreateTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.CreateTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Table.SerializeToString), 'JoinTable': grpc.unary_unary_rpc_method_handler(servicer.JoinTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.JoinTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Table.SerializeToString), 'LeaveTable': grpc.unary_unary_rpc_method_handler(servicer.LeaveTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.LeaveTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Table.SerializeToString), 'AddBot': grpc.unary_unary_rpc_method_handler(servicer.AddBot, request_deserializer=verrater_dot_v1_dot_lobby__pb2.AddBotRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Table.SerializeToString), 'ListTables': grpc.unary_unary_rpc_method_handler(servicer.ListTables, request_deserializer=verrater_dot_v1_dot_lobby__pb2.ListTablesRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.ListTablesResponse.SerializeToString), 'QuickMatch': grpc.unary_unary_rpc_method_handler(servicer.QuickMatch, request_deserializer=verrater_dot_v1_dot_lobby__pb2.QuickMatchRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Table.SerializeToString), 'StartGame': grpc.unary_unary_rpc_method_handler(servicer.StartGame, request_deserializer=verrater_dot_v1_dot_lobby__pb2.StartGameRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Table.SerializeToString), 'GetSeatToken': grpc.unary_unary_rpc_method_handler(servicer.GetSeatToken, request_deserializer=verrater_dot_v1_dot_lobby__pb2.GetSeatTokenRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.SeatToken.SerializeToString), 'GetTable': grpc.unary_unary_rpc_method_handler(servicer.GetTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.GetTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Table.SerializeToString), 'WatchTable': grpc.unary_stream_rpc_method_handler(servicer.WatchTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.WatchTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.Table.SerializeToString)}
-    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.Lobby', rpc_method_handlers)
-    server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('verrater.v1.Lobby', rpc_method_handlers)
+    def ListMyGames(self, request, context):
+        """The caller's open tables and their running and recently finished games, newest first:
+        where to go back to after a restart.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
 
-class Lobby(object):
+    def WatchNotifications(self, request, context):
+        """Everything that concerns the caller across all their tables and games, from a cursor: the
+        stream first sends what came after the cursor, then each notification as it happens. Keep
+        the cursor of the last notification handled and pass it when reconnecting: nothing is
+        missed, nothing repeated.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+def add_LobbyServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {'RegisterGuest': grpc.unary_unary_rpc_method_handler(servicer.RegisterGuest, request_deserializer=verrater_dot_v1_dot_lobby__pb2.RegisterGuestRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.RegisterGuestResponse.SerializeToString), 'SignIn': grpc.unary_unary_rpc_method_handler(servicer.SignIn, request_deserializer=verrater_dot_v1_dot_lobby__pb2.SignInRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.SignInResponse.SerializeToString), 'RefreshToken': grpc.unary_unary_rpc_method_handler(servicer.RefreshToken, request_deserializer=verrater_dot_v1_dot_lobby__pb2.RefreshTokenRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.RefreshTokenResponse.SerializeToString), 'RotateCredential': grpc.unary_unary_rpc_method_handler(servicer.RotateCredential, request_deserializer=verrater_dot_v1_dot_lobby__pb2.RotateCredentialRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.RotateCredentialResponse.SerializeToString), 'CreateTable': grpc.unary_unary_rpc_method_handler(servicer.CreateTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.CreateTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.CreateTableResponse.SerializeToString), 'JoinTable': grpc.unary_unary_rpc_method_handler(servicer.JoinTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.JoinTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.JoinTableResponse.SerializeToString), 'LeaveTable': grpc.unary_unary_rpc_method_handler(servicer.LeaveTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.LeaveTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.LeaveTableResponse.SerializeToString), 'AddBot': grpc.unary_unary_rpc_method_handler(servicer.AddBot, request_deserializer=verrater_dot_v1_dot_lobby__pb2.AddBotRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.AddBotResponse.SerializeToString), 'ListTables': grpc.unary_unary_rpc_method_handler(servicer.ListTables, request_deserializer=verrater_dot_v1_dot_lobby__pb2.ListTablesRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.ListTablesResponse.SerializeToString), 'QuickMatch': grpc.unary_unary_rpc_method_handler(servicer.QuickMatch, request_deserializer=verrater_dot_v1_dot_lobby__pb2.QuickMatchRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.QuickMatchResponse.SerializeToString), 'StartGame': grpc.unary_unary_rpc_method_handler(servicer.StartGame, request_deserializer=verrater_dot_v1_dot_lobby__pb2.StartGameRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.StartGameResponse.SerializeToString), 'GetSeatToken': grpc.unary_unary_rpc_method_handler(servicer.GetSeatToken, request_deserializer=verrater_dot_v1_dot_lobby__pb2.GetSeatTokenRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.GetSeatTokenResponse.SerializeToString), 'GetTable': grpc.unary_unary_rpc_method_handler(servicer.GetTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.GetTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.GetTableResponse.SerializeToString), 'WatchTable': grpc.unary_stream_rpc_method_handler(servicer.WatchTable, request_deserializer=verrater_dot_v1_dot_lobby__pb2.WatchTableRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.WatchTableResponse.SerializeToString), 'ListMyGames': grpc.unary_unary_rpc_method_handler(servicer.ListMyGames, request_deserializer=verrater_dot_v1_dot_lobby__pb2.ListMyGamesRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.ListMyGamesResponse.SerializeToString), 'WatchNotifications': grpc.unary_stream_rpc_method_handler(servicer.WatchNotifications, request_deserializer=verrater_dot_v1_dot_lobby__pb2.WatchNotificationsRequest.FromString, response_serializer=verrater_dot_v1_dot_lobby__pb2.WatchNotificationsResponse.SerializeToString)}
+    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.LobbyService', rpc_method_handlers)
+    server.add_generic_rpc_handlers((generic_handler,))
+    server.add_registered_method_handlers('verrater.v1.LobbyService', rpc_method_handlers)
+
+class LobbyService(object):
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
     def RegisterGuest(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/RegisterGuest', verrater_dot_v1_dot_lobby__pb2.RegisterGuestRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Session.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/RegisterGuest', verrater_dot_v1_dot_lobby__pb2.RegisterGuestRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.RegisterGuestResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def SignIn(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/SignIn', verrater_dot_v1_dot_lobby__pb2.SignInRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.SignInResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def RefreshToken(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/RefreshToken', verrater_dot_v1_dot_lobby__pb2.RefreshTokenRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Session.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/RefreshToken', verrater_dot_v1_dot_lobby__pb2.RefreshTokenRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.RefreshTokenResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def RotateCredential(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/RotateCredential', verrater_dot_v1_dot_lobby__pb2.RotateCredentialRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.RotateCredentialResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def CreateTable(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/CreateTable', verrater_dot_v1_dot_lobby__pb2.CreateTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Table.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/CreateTable', verrater_dot_v1_dot_lobby__pb2.CreateTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.CreateTableResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def JoinTable(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/JoinTable', verrater_dot_v1_dot_lobby__pb2.JoinTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Table.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/JoinTable', verrater_dot_v1_dot_lobby__pb2.JoinTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.JoinTableResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def LeaveTable(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/LeaveTable', verrater_dot_v1_dot_lobby__pb2.LeaveTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Table.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/LeaveTable', verrater_dot_v1_dot_lobby__pb2.LeaveTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.LeaveTableResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def AddBot(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/AddBot', verrater_dot_v1_dot_lobby__pb2.AddBotRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Table.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/AddBot', verrater_dot_v1_dot_lobby__pb2.AddBotRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.AddBotResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def ListTables(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/ListTables', verrater_dot_v1_dot_lobby__pb2.ListTablesRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.ListTablesResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/ListTables', verrater_dot_v1_dot_lobby__pb2.ListTablesRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.ListTablesResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def QuickMatch(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/QuickMatch', verrater_dot_v1_dot_lobby__pb2.QuickMatchRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Table.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/QuickMatch', verrater_dot_v1_dot_lobby__pb2.QuickMatchRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.QuickMatchResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def StartGame(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/StartGame', verrater_dot_v1_dot_lobby__pb2.StartGameRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Table.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/StartGame', verrater_dot_v1_dot_lobby__pb2.StartGameRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.StartGameResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def GetSeatToken(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/GetSeatToken', verrater_dot_v1_dot_lobby__pb2.GetSeatTokenRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.SeatToken.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/GetSeatToken', verrater_dot_v1_dot_lobby__pb2.GetSeatTokenRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.GetSeatTokenResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def GetTable(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Lobby/GetTable', verrater_dot_v1_dot_lobby__pb2.GetTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Table.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/GetTable', verrater_dot_v1_dot_lobby__pb2.GetTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.GetTableResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def WatchTable(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_stream(request, target, '/verrater.v1.Lobby/WatchTable', verrater_dot_v1_dot_lobby__pb2.WatchTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.Table.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_stream(request, target, '/verrater.v1.LobbyService/WatchTable', verrater_dot_v1_dot_lobby__pb2.WatchTableRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.WatchTableResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def ListMyGames(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.LobbyService/ListMyGames', verrater_dot_v1_dot_lobby__pb2.ListMyGamesRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.ListMyGamesResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def WatchNotifications(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_stream(request, target, '/verrater.v1.LobbyService/WatchNotifications', verrater_dot_v1_dot_lobby__pb2.WatchNotificationsRequest.SerializeToString, verrater_dot_v1_dot_lobby__pb2.WatchNotificationsResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)

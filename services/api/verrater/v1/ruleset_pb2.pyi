@@ -44,22 +44,63 @@ class LandscapeSpec(google.protobuf.message.Message):
     GERMAN_FIELD_NUMBER: builtins.int
     CP_FIELD_NUMBER: builtins.int
     VP_FIELD_NUMBER: builtins.int
+    CP_PROVISIONAL_FIELD_NUMBER: builtins.int
     type: verrater.v1.cards_pb2.LandscapeType.ValueType
     german: builtins.str
     'The German card name (e.g. "Stadt"), for display.'
     cp: builtins.int
     "Conflict points the landscape adds to its house's strength."
+    cp_provisional: builtins.bool
+    'True while the conflict value is a reconstruction awaiting a check against the card.'
 
     @property
     def vp(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___VictoryPoints]:
         """Exactly four cells: index k is what each of k + 1 winners gains."""
 
-    def __init__(self, *, type: verrater.v1.cards_pb2.LandscapeType.ValueType=..., german: builtins.str=..., cp: builtins.int=..., vp: collections.abc.Iterable[Global___VictoryPoints] | None=...) -> None:
+    def __init__(self, *, type: verrater.v1.cards_pb2.LandscapeType.ValueType=..., german: builtins.str=..., cp: builtins.int=..., vp: collections.abc.Iterable[Global___VictoryPoints] | None=..., cp_provisional: builtins.bool=...) -> None:
         ...
 
-    def ClearField(self, field_name: typing.Literal['cp', b'cp', 'german', b'german', 'type', b'type', 'vp', b'vp']) -> None:
+    def ClearField(self, field_name: typing.Literal['cp', b'cp', 'cp_provisional', b'cp_provisional', 'german', b'german', 'type', b'type', 'vp', b'vp']) -> None:
         ...
 Global___LandscapeSpec: typing_extensions.TypeAlias = LandscapeSpec
+
+@typing.final
+class ActionCardSpec(google.protobuf.message.Message):
+    """What an action card does (RULES.md), as data a client can print or reason with."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    CARD_FIELD_NUMBER: builtins.int
+    GERMAN_FIELD_NUMBER: builtins.int
+    CONFLICT_POINTS_FIELD_NUMBER: builtins.int
+    VICTORY_POINTS_FIELD_NUMBER: builtins.int
+    CARDS_DRAWN_FIELD_NUMBER: builtins.int
+    SWITCHES_HOUSE_FIELD_NUMBER: builtins.int
+    TAKES_STRATEGIST_FIELD_NUMBER: builtins.int
+    BUILDS_FIELD_NUMBER: builtins.int
+    REPLACES_ESTATE_DRAW_FIELD_NUMBER: builtins.int
+    card: verrater.v1.cards_pb2.ActionCard.ValueType
+    german: builtins.str
+    'The German card name, for display.'
+    conflict_points: builtins.int
+    "Added to the strength of the house its holder backs in this round's conflict."
+    victory_points: builtins.int
+    "Victory points its holder gains in phase 6, whatever the conflict's outcome."
+    cards_drawn: builtins.int
+    "Cards its holder draws in phase 10 (the farmer: instead of the cards for estates; the\n    diplomat2: after them). The phase's cap of 3 cards applies.\n    "
+    switches_house: builtins.bool
+    'Its holder switches to the other house before the conflict is resolved (the traitor).'
+    takes_strategist: builtins.bool
+    'Its holder takes the strategy card in phase 8 (the strategist).'
+    builds: builtins.bool
+    'Its holder may build in phase 7 (the builder).'
+    replaces_estate_draw: builtins.bool
+    'Its holder draws nothing for estates in phase 10 (the farmer).'
+
+    def __init__(self, *, card: verrater.v1.cards_pb2.ActionCard.ValueType=..., german: builtins.str=..., conflict_points: builtins.int=..., victory_points: builtins.int=..., cards_drawn: builtins.int=..., switches_house: builtins.bool=..., takes_strategist: builtins.bool=..., builds: builtins.bool=..., replaces_estate_draw: builtins.bool=...) -> None:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['builds', b'builds', 'card', b'card', 'cards_drawn', b'cards_drawn', 'conflict_points', b'conflict_points', 'german', b'german', 'replaces_estate_draw', b'replaces_estate_draw', 'switches_house', b'switches_house', 'takes_strategist', b'takes_strategist', 'victory_points', b'victory_points']) -> None:
+        ...
+Global___ActionCardSpec: typing_extensions.TypeAlias = ActionCardSpec
 
 @typing.final
 class CardTable(google.protobuf.message.Message):
@@ -88,6 +129,7 @@ class Ruleset(google.protobuf.message.Message):
     ROUNDS_FIELD_NUMBER: builtins.int
     BUILDER_MAY_MOVE_FIELD_NUMBER: builtins.int
     CARD_TABLE_FIELD_NUMBER: builtins.int
+    ACTION_CARDS_FIELD_NUMBER: builtins.int
     players: builtins.int
     '3 or 4.'
     rounds: builtins.int
@@ -98,12 +140,16 @@ class Ruleset(google.protobuf.message.Message):
     def card_table(self) -> Global___CardTable:
         ...
 
-    def __init__(self, *, players: builtins.int=..., rounds: builtins.int=..., builder_may_move: builtins.bool=..., card_table: Global___CardTable | None=...) -> None:
+    @property
+    def action_cards(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___ActionCardSpec]:
+        """What each of the six action cards does, one per ActionCard."""
+
+    def __init__(self, *, players: builtins.int=..., rounds: builtins.int=..., builder_may_move: builtins.bool=..., card_table: Global___CardTable | None=..., action_cards: collections.abc.Iterable[Global___ActionCardSpec] | None=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['card_table', b'card_table']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['builder_may_move', b'builder_may_move', 'card_table', b'card_table', 'players', b'players', 'rounds', b'rounds']) -> None:
+    def ClearField(self, field_name: typing.Literal['action_cards', b'action_cards', 'builder_may_move', b'builder_may_move', 'card_table', b'card_table', 'players', b'players', 'rounds', b'rounds']) -> None:
         ...
 Global___Ruleset: typing_extensions.TypeAlias = Ruleset

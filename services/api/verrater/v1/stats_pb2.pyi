@@ -15,6 +15,7 @@ import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.message
 import sys
 import typing
+from ... import verrater
 if sys.version_info >= (3, 10):
     import typing as typing_extensions
 else:
@@ -28,7 +29,7 @@ class _UnrankedReason:
 class _UnrankedReasonEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumTypeWrapper[_UnrankedReason.ValueType], builtins.type):
     DESCRIPTOR: google.protobuf.descriptor.EnumDescriptor
     UNRANKED_REASON_UNSPECIFIED: _UnrankedReason.ValueType
-    'The game is ranked.'
+    'Never sent.'
     UNRANKED_REASON_SANDBOX: _UnrankedReason.ValueType
     'A setup fixed by hand, or no seat assignments: a sandbox game.'
     UNRANKED_REASON_BOTS: _UnrankedReason.ValueType
@@ -37,13 +38,15 @@ class _UnrankedReasonEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper.
     'The table was not ranked.'
     UNRANKED_REASON_TURN_TIMER: _UnrankedReason.ValueType
     "A player's turn timer ran out and a bot decided for them at least once."
+    UNRANKED_REASON_NONE: _UnrankedReason.ValueType
+    'The game is ranked: nothing kept it from counting.'
 
 class UnrankedReason(_UnrankedReason, metaclass=_UnrankedReasonEnumTypeWrapper):
     """Why a finished game does not count for ratings. Only games between people, on the standard
     setup, where everyone made each of their own decisions, are rated.
     """
 UNRANKED_REASON_UNSPECIFIED: UnrankedReason.ValueType
-'The game is ranked.'
+'Never sent.'
 UNRANKED_REASON_SANDBOX: UnrankedReason.ValueType
 'A setup fixed by hand, or no seat assignments: a sandbox game.'
 UNRANKED_REASON_BOTS: UnrankedReason.ValueType
@@ -52,6 +55,8 @@ UNRANKED_REASON_TABLE: UnrankedReason.ValueType
 'The table was not ranked.'
 UNRANKED_REASON_TURN_TIMER: UnrankedReason.ValueType
 "A player's turn timer ran out and a bot decided for them at least once."
+UNRANKED_REASON_NONE: UnrankedReason.ValueType
+'The game is ranked: nothing kept it from counting.'
 Global___UnrankedReason: typing_extensions.TypeAlias = UnrankedReason
 
 @typing.final
@@ -91,8 +96,8 @@ class FinishedSeat(google.protobuf.message.Message):
     player_id: builtins.str
     'Empty for the seats of a sandbox game created without seat assignments.'
     name: builtins.str
-    bot_level: builtins.str
-    '"easy", "normal", "hard" for a bot; empty for a human.'
+    bot_level: verrater.v1.events_pb2.BotLevel.ValueType
+    'Set for a bot; BOT_LEVEL_UNSPECIFIED for a person.'
     final_vp: builtins.int
     rank: builtins.int
     '1 for the winners; seats with equal final VP share a rank (1, 1, 3).'
@@ -102,7 +107,7 @@ class FinishedSeat(google.protobuf.message.Message):
     "Ranked games only: the player's rating ordinal (mu - 3 sigma) before and after the game."
     ordinal_after: builtins.float
 
-    def __init__(self, *, seat: builtins.int=..., player_id: builtins.str=..., name: builtins.str=..., bot_level: builtins.str=..., final_vp: builtins.int=..., rank: builtins.int=..., replaced_by_bot: builtins.bool=..., ordinal_before: builtins.float | None=..., ordinal_after: builtins.float | None=...) -> None:
+    def __init__(self, *, seat: builtins.int=..., player_id: builtins.str=..., name: builtins.str=..., bot_level: verrater.v1.events_pb2.BotLevel.ValueType=..., final_vp: builtins.int=..., rank: builtins.int=..., replaced_by_bot: builtins.bool=..., ordinal_before: builtins.float | None=..., ordinal_after: builtins.float | None=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['_ordinal_after', b'_ordinal_after', '_ordinal_before', b'_ordinal_before', 'ordinal_after', b'ordinal_after', 'ordinal_before', b'ordinal_before']) -> builtins.bool:
@@ -137,7 +142,7 @@ class FinishedGame(google.protobuf.message.Message):
     finished_at_ms: builtins.int
     "When the game's end was announced, Unix milliseconds."
     ranked: builtins.bool
-    'Whether the result counted for ratings; see unranked_reason otherwise.'
+    'Whether the result counted for ratings; unranked_reason says why not (NONE when it did).'
     unranked_reason: Global___UnrankedReason.ValueType
     early: builtins.bool
     'The game ended before its last round (every landscape belonged to one house).'
@@ -158,7 +163,7 @@ class FinishedGame(google.protobuf.message.Message):
 Global___FinishedGame: typing_extensions.TypeAlias = FinishedGame
 
 @typing.final
-class FinishedGames(google.protobuf.message.Message):
+class ListFinishedGamesResponse(google.protobuf.message.Message):
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
     GAMES_FIELD_NUMBER: builtins.int
     NEXT_BEFORE_FIELD_NUMBER: builtins.int
@@ -174,7 +179,7 @@ class FinishedGames(google.protobuf.message.Message):
 
     def ClearField(self, field_name: typing.Literal['games', b'games', 'next_before', b'next_before']) -> None:
         ...
-Global___FinishedGames: typing_extensions.TypeAlias = FinishedGames
+Global___ListFinishedGamesResponse: typing_extensions.TypeAlias = ListFinishedGamesResponse
 
 @typing.final
 class GetRatingRequest(google.protobuf.message.Message):
@@ -189,6 +194,25 @@ class GetRatingRequest(google.protobuf.message.Message):
     def ClearField(self, field_name: typing.Literal['player_id', b'player_id']) -> None:
         ...
 Global___GetRatingRequest: typing_extensions.TypeAlias = GetRatingRequest
+
+@typing.final
+class GetRatingResponse(google.protobuf.message.Message):
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    RATING_FIELD_NUMBER: builtins.int
+
+    @property
+    def rating(self) -> Global___Rating:
+        ...
+
+    def __init__(self, *, rating: Global___Rating | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['rating', b'rating']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['rating', b'rating']) -> None:
+        ...
+Global___GetRatingResponse: typing_extensions.TypeAlias = GetRatingResponse
 
 @typing.final
 class Rating(google.protobuf.message.Message):

@@ -13,7 +13,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(f'The grpc package installed is at version {GRPC_VERSION},' + f' but the generated code in verrater/v1/stats_pb2_grpc.py depends on' + f' grpcio>={GRPC_GENERATED_VERSION}.' + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}' + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.')
 
-class StatsStub(object):
+class StatsServiceStub(object):
     """Missing associated documentation comment in .proto file."""
 
     def __init__(self, channel):
@@ -22,11 +22,11 @@ class StatsStub(object):
         Args:
             channel: A grpc.Channel.
         """
-        self.ListFinishedGames = channel.unary_unary('/verrater.v1.Stats/ListFinishedGames', request_serializer=verrater_dot_v1_dot_stats__pb2.ListFinishedGamesRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_stats__pb2.FinishedGames.FromString, _registered_method=True)
-        self.GetRating = channel.unary_unary('/verrater.v1.Stats/GetRating', request_serializer=verrater_dot_v1_dot_stats__pb2.GetRatingRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_stats__pb2.Rating.FromString, _registered_method=True)
-        self.Leaderboard = channel.unary_unary('/verrater.v1.Stats/Leaderboard', request_serializer=verrater_dot_v1_dot_stats__pb2.LeaderboardRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_stats__pb2.LeaderboardResponse.FromString, _registered_method=True)
+        self.ListFinishedGames = channel.unary_unary('/verrater.v1.StatsService/ListFinishedGames', request_serializer=verrater_dot_v1_dot_stats__pb2.ListFinishedGamesRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_stats__pb2.ListFinishedGamesResponse.FromString, _registered_method=True)
+        self.GetRating = channel.unary_unary('/verrater.v1.StatsService/GetRating', request_serializer=verrater_dot_v1_dot_stats__pb2.GetRatingRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_stats__pb2.GetRatingResponse.FromString, _registered_method=True)
+        self.Leaderboard = channel.unary_unary('/verrater.v1.StatsService/Leaderboard', request_serializer=verrater_dot_v1_dot_stats__pb2.LeaderboardRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_stats__pb2.LeaderboardResponse.FromString, _registered_method=True)
 
-class StatsServicer(object):
+class StatsServiceServicer(object):
     """Missing associated documentation comment in .proto file."""
 
     def ListFinishedGames(self, request, context):
@@ -50,23 +50,23 @@ class StatsServicer(object):
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
-def add_StatsServicer_to_server(servicer, server):
-    rpc_method_handlers = {'ListFinishedGames': grpc.unary_unary_rpc_method_handler(servicer.ListFinishedGames, request_deserializer=verrater_dot_v1_dot_stats__pb2.ListFinishedGamesRequest.FromString, response_serializer=verrater_dot_v1_dot_stats__pb2.FinishedGames.SerializeToString), 'GetRating': grpc.unary_unary_rpc_method_handler(servicer.GetRating, request_deserializer=verrater_dot_v1_dot_stats__pb2.GetRatingRequest.FromString, response_serializer=verrater_dot_v1_dot_stats__pb2.Rating.SerializeToString), 'Leaderboard': grpc.unary_unary_rpc_method_handler(servicer.Leaderboard, request_deserializer=verrater_dot_v1_dot_stats__pb2.LeaderboardRequest.FromString, response_serializer=verrater_dot_v1_dot_stats__pb2.LeaderboardResponse.SerializeToString)}
-    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.Stats', rpc_method_handlers)
+def add_StatsServiceServicer_to_server(servicer, server):
+    rpc_method_handlers = {'ListFinishedGames': grpc.unary_unary_rpc_method_handler(servicer.ListFinishedGames, request_deserializer=verrater_dot_v1_dot_stats__pb2.ListFinishedGamesRequest.FromString, response_serializer=verrater_dot_v1_dot_stats__pb2.ListFinishedGamesResponse.SerializeToString), 'GetRating': grpc.unary_unary_rpc_method_handler(servicer.GetRating, request_deserializer=verrater_dot_v1_dot_stats__pb2.GetRatingRequest.FromString, response_serializer=verrater_dot_v1_dot_stats__pb2.GetRatingResponse.SerializeToString), 'Leaderboard': grpc.unary_unary_rpc_method_handler(servicer.Leaderboard, request_deserializer=verrater_dot_v1_dot_stats__pb2.LeaderboardRequest.FromString, response_serializer=verrater_dot_v1_dot_stats__pb2.LeaderboardResponse.SerializeToString)}
+    generic_handler = grpc.method_handlers_generic_handler('verrater.v1.StatsService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('verrater.v1.Stats', rpc_method_handlers)
+    server.add_registered_method_handlers('verrater.v1.StatsService', rpc_method_handlers)
 
-class Stats(object):
+class StatsService(object):
     """Missing associated documentation comment in .proto file."""
 
     @staticmethod
     def ListFinishedGames(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Stats/ListFinishedGames', verrater_dot_v1_dot_stats__pb2.ListFinishedGamesRequest.SerializeToString, verrater_dot_v1_dot_stats__pb2.FinishedGames.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.StatsService/ListFinishedGames', verrater_dot_v1_dot_stats__pb2.ListFinishedGamesRequest.SerializeToString, verrater_dot_v1_dot_stats__pb2.ListFinishedGamesResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def GetRating(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Stats/GetRating', verrater_dot_v1_dot_stats__pb2.GetRatingRequest.SerializeToString, verrater_dot_v1_dot_stats__pb2.Rating.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.StatsService/GetRating', verrater_dot_v1_dot_stats__pb2.GetRatingRequest.SerializeToString, verrater_dot_v1_dot_stats__pb2.GetRatingResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def Leaderboard(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
-        return grpc.experimental.unary_unary(request, target, '/verrater.v1.Stats/Leaderboard', verrater_dot_v1_dot_stats__pb2.LeaderboardRequest.SerializeToString, verrater_dot_v1_dot_stats__pb2.LeaderboardResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.StatsService/Leaderboard', verrater_dot_v1_dot_stats__pb2.LeaderboardRequest.SerializeToString, verrater_dot_v1_dot_stats__pb2.LeaderboardResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)

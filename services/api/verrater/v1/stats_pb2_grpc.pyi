@@ -27,40 +27,40 @@ class _ServicerContext(grpc.ServicerContext, grpc.aio.ServicerContext):
     ...
 GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
-_StatsListFinishedGamesType = typing_extensions.TypeVar('_StatsListFinishedGamesType', grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.FinishedGames], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.FinishedGames], default=grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.FinishedGames])
-_StatsGetRatingType = typing_extensions.TypeVar('_StatsGetRatingType', grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.Rating], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.Rating], default=grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.Rating])
-_StatsLeaderboardType = typing_extensions.TypeVar('_StatsLeaderboardType', grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse])
+_StatsServiceListFinishedGamesType = typing_extensions.TypeVar('_StatsServiceListFinishedGamesType', grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.ListFinishedGamesResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.ListFinishedGamesResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.ListFinishedGamesResponse])
+_StatsServiceGetRatingType = typing_extensions.TypeVar('_StatsServiceGetRatingType', grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.GetRatingResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.GetRatingResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.GetRatingResponse])
+_StatsServiceLeaderboardType = typing_extensions.TypeVar('_StatsServiceLeaderboardType', grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse], default=grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse])
 
-class StatsStub(typing.Generic[_StatsListFinishedGamesType, _StatsGetRatingType, _StatsLeaderboardType]):
+class StatsServiceStub(typing.Generic[_StatsServiceListFinishedGamesType, _StatsServiceGetRatingType, _StatsServiceLeaderboardType]):
 
     @typing.overload
-    def __init__(self: StatsStub[grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.FinishedGames], grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.Rating], grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse]], channel: grpc.Channel) -> None:
+    def __init__(self: StatsServiceStub[grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.ListFinishedGamesResponse], grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.GetRatingResponse], grpc.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse]], channel: grpc.Channel) -> None:
         ...
 
     @typing.overload
-    def __init__(self: StatsStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.FinishedGames], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.Rating], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse]], channel: grpc.aio.Channel) -> None:
+    def __init__(self: StatsServiceStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.ListFinishedGamesResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.GetRatingResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse]], channel: grpc.aio.Channel) -> None:
         ...
-    ListFinishedGames: _StatsListFinishedGamesType
+    ListFinishedGames: _StatsServiceListFinishedGamesType
     "A player's finished games, newest first, a page at a time."
-    GetRating: _StatsGetRatingType
+    GetRating: _StatsServiceGetRatingType
     "A player's rating (the starting rating if they have not finished a ranked game yet)."
-    Leaderboard: _StatsLeaderboardType
+    Leaderboard: _StatsServiceLeaderboardType
     'The best rated players, best first.'
-StatsAsyncStub: typing_extensions.TypeAlias = StatsStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.FinishedGames], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.Rating], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse]]
+StatsServiceAsyncStub: typing_extensions.TypeAlias = StatsServiceStub[grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.ListFinishedGamesRequest, verrater.v1.stats_pb2.ListFinishedGamesResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.GetRatingRequest, verrater.v1.stats_pb2.GetRatingResponse], grpc.aio.UnaryUnaryMultiCallable[verrater.v1.stats_pb2.LeaderboardRequest, verrater.v1.stats_pb2.LeaderboardResponse]]
 
-class StatsServicer(metaclass=abc.ABCMeta):
+class StatsServiceServicer(metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
-    def ListFinishedGames(self, request: verrater.v1.stats_pb2.ListFinishedGamesRequest, context: _ServicerContext) -> typing.Union[verrater.v1.stats_pb2.FinishedGames, collections.abc.Awaitable[verrater.v1.stats_pb2.FinishedGames]]:
+    def ListFinishedGames(self, request: verrater.v1.stats_pb2.ListFinishedGamesRequest, context: _ServicerContext) -> typing.Union[verrater.v1.stats_pb2.ListFinishedGamesResponse, collections.abc.Awaitable[verrater.v1.stats_pb2.ListFinishedGamesResponse]]:
         """A player's finished games, newest first, a page at a time."""
 
     @abc.abstractmethod
-    def GetRating(self, request: verrater.v1.stats_pb2.GetRatingRequest, context: _ServicerContext) -> typing.Union[verrater.v1.stats_pb2.Rating, collections.abc.Awaitable[verrater.v1.stats_pb2.Rating]]:
+    def GetRating(self, request: verrater.v1.stats_pb2.GetRatingRequest, context: _ServicerContext) -> typing.Union[verrater.v1.stats_pb2.GetRatingResponse, collections.abc.Awaitable[verrater.v1.stats_pb2.GetRatingResponse]]:
         """A player's rating (the starting rating if they have not finished a ranked game yet)."""
 
     @abc.abstractmethod
     def Leaderboard(self, request: verrater.v1.stats_pb2.LeaderboardRequest, context: _ServicerContext) -> typing.Union[verrater.v1.stats_pb2.LeaderboardResponse, collections.abc.Awaitable[verrater.v1.stats_pb2.LeaderboardResponse]]:
         """The best rated players, best first."""
 
-def add_StatsServicer_to_server(servicer: StatsServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None:
+def add_StatsServiceServicer_to_server(servicer: StatsServiceServicer, server: typing.Union[grpc.Server, grpc.aio.Server]) -> None:
     ...

@@ -11,6 +11,7 @@ import google.protobuf.descriptor
 import google.protobuf.internal.containers
 import google.protobuf.internal.enum_type_wrapper
 import google.protobuf.message
+import google.protobuf.timestamp_pb2
 import sys
 import typing
 from ... import verrater
@@ -107,14 +108,14 @@ class SeatView(google.protobuf.message.Message):
     "The seat's action card, once the picks are revealed."
     name: builtins.str
     'Who sits here (empty for games created without seating, e.g. sandboxes).'
-    bot_level: builtins.str
-    '"easy", "normal", "hard" for a bot seat; empty for a human.'
+    bot_level: verrater.v1.events_pb2.BotLevel.ValueType
+    'Set for a bot seat; BOT_LEVEL_UNSPECIFIED for a person.'
 
     @property
     def played(self) -> verrater.v1.cards_pb2.SupplyCards:
         """The supply cards played face up this round; absent until the seat has played."""
 
-    def __init__(self, *, seat: builtins.int=..., house: verrater.v1.cards_pb2.House.ValueType=..., vp: builtins.int=..., hand_count: builtins.int=..., unplaced_buildings: builtins.int=..., trading_posts: builtins.int=..., has_picked: builtins.bool=..., played: verrater.v1.cards_pb2.SupplyCards | None=..., revealed_pick: verrater.v1.cards_pb2.ActionCard.ValueType | None=..., name: builtins.str=..., bot_level: builtins.str=...) -> None:
+    def __init__(self, *, seat: builtins.int=..., house: verrater.v1.cards_pb2.House.ValueType=..., vp: builtins.int=..., hand_count: builtins.int=..., unplaced_buildings: builtins.int=..., trading_posts: builtins.int=..., has_picked: builtins.bool=..., played: verrater.v1.cards_pb2.SupplyCards | None=..., revealed_pick: verrater.v1.cards_pb2.ActionCard.ValueType | None=..., name: builtins.str=..., bot_level: verrater.v1.events_pb2.BotLevel.ValueType=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['_revealed_pick', b'_revealed_pick', 'played', b'played', 'revealed_pick', b'revealed_pick']) -> builtins.bool:
@@ -134,6 +135,7 @@ class Turn(google.protobuf.message.Message):
     PHASE_FIELD_NUMBER: builtins.int
     DECISION_FIELD_NUMBER: builtins.int
     SEATS_FIELD_NUMBER: builtins.int
+    DEADLINE_FIELD_NUMBER: builtins.int
     phase: verrater.v1.events_pb2.Phase.ValueType
     decision: Global___DecisionKind.ValueType
     'Absent when no decision is awaited.'
@@ -142,13 +144,20 @@ class Turn(google.protobuf.message.Message):
     def seats(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
         ...
 
-    def __init__(self, *, phase: verrater.v1.events_pb2.Phase.ValueType=..., decision: Global___DecisionKind.ValueType | None=..., seats: collections.abc.Iterable[builtins.int] | None=...) -> None:
+    @property
+    def deadline(self) -> google.protobuf.timestamp_pb2.Timestamp:
+        """When the awaited decision is due: a bot decides for a person who has not decided by then
+        (the decision event then says turn_timer_expired). Absent when the table has no turn
+        timer, or no decision is awaited. The server's clock; show it as a countdown.
+        """
+
+    def __init__(self, *, phase: verrater.v1.events_pb2.Phase.ValueType=..., decision: Global___DecisionKind.ValueType | None=..., seats: collections.abc.Iterable[builtins.int] | None=..., deadline: google.protobuf.timestamp_pb2.Timestamp | None=...) -> None:
         ...
 
-    def HasField(self, field_name: typing.Literal['_decision', b'_decision', 'decision', b'decision']) -> builtins.bool:
+    def HasField(self, field_name: typing.Literal['_decision', b'_decision', 'deadline', b'deadline', 'decision', b'decision']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['_decision', b'_decision', 'decision', b'decision', 'phase', b'phase', 'seats', b'seats']) -> None:
+    def ClearField(self, field_name: typing.Literal['_decision', b'_decision', 'deadline', b'deadline', 'decision', b'decision', 'phase', b'phase', 'seats', b'seats']) -> None:
         ...
 
     def WhichOneof(self, oneof_group: typing.Literal['_decision', b'_decision']) -> typing.Literal['decision'] | None:
@@ -194,6 +203,53 @@ class SeatPlay(google.protobuf.message.Message):
 Global___SeatPlay: typing_extensions.TypeAlias = SeatPlay
 
 @typing.final
+class SeatContribution(google.protobuf.message.Message):
+    """One seat's part in a house's strength: the supply cards it played for that house."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    SEAT_FIELD_NUMBER: builtins.int
+    CARDS_FIELD_NUMBER: builtins.int
+    seat: builtins.int
+    cards: builtins.int
+    'The sum of the supply cards the seat played this round.'
+
+    def __init__(self, *, seat: builtins.int=..., cards: builtins.int=...) -> None:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['cards', b'cards', 'seat', b'seat']) -> None:
+        ...
+Global___SeatContribution: typing_extensions.TypeAlias = SeatContribution
+
+@typing.final
+class HouseStrength(google.protobuf.message.Message):
+    """How one house's strength in a conflict adds up (RULES.md phase 5): the conflict value of its
+    landscape, the supply cards of every seat backing it after the traitor's switch, and the
+    diplomats backing it. total = landscape + the seats' cards + diplomats.
+    """
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    POSITION_FIELD_NUMBER: builtins.int
+    LANDSCAPE_FIELD_NUMBER: builtins.int
+    SEATS_FIELD_NUMBER: builtins.int
+    DIPLOMATS_FIELD_NUMBER: builtins.int
+    TOTAL_FIELD_NUMBER: builtins.int
+    position: builtins.int
+    "The house's landscape in the conflict (its ring position) and that landscape's conflict\n    value.\n    "
+    landscape: builtins.int
+    diplomats: builtins.int
+    '2 for diplomat2, 5 for diplomat5, when their holders back the house.'
+    total: builtins.int
+
+    @property
+    def seats(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___SeatContribution]:
+        """One entry per seat backing the house, in seat order (cards 0 when it played none)."""
+
+    def __init__(self, *, position: builtins.int=..., landscape: builtins.int=..., seats: collections.abc.Iterable[Global___SeatContribution] | None=..., diplomats: builtins.int=..., total: builtins.int=...) -> None:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['diplomats', b'diplomats', 'landscape', b'landscape', 'position', b'position', 'seats', b'seats', 'total', b'total']) -> None:
+        ...
+Global___HouseStrength: typing_extensions.TypeAlias = HouseStrength
+
+@typing.final
 class ConflictSummary(google.protobuf.message.Message):
     """What happened in the last conflict (shown to everyone after the reveal)."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
@@ -208,6 +264,8 @@ class ConflictSummary(google.protobuf.message.Message):
     WINNER_FIELD_NUMBER: builtins.int
     CONQUEST_POINTS_FIELD_NUMBER: builtins.int
     FLIPPED_FIELD_NUMBER: builtins.int
+    EAGLE_FIELD_NUMBER: builtins.int
+    ROSE_FIELD_NUMBER: builtins.int
     round: builtins.int
     first: builtins.int
     second: builtins.int
@@ -232,13 +290,21 @@ class ConflictSummary(google.protobuf.message.Message):
     def conquest_points(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
         """VP each seat gained from the conquest, one per seat."""
 
-    def __init__(self, *, round: builtins.int=..., first: builtins.int=..., second: builtins.int=..., picks: collections.abc.Iterable[verrater.v1.cards_pb2.SeatPick] | None=..., played: collections.abc.Iterable[Global___SeatPlay] | None=..., traitor: builtins.int | None=..., eagle_strength: builtins.int=..., rose_strength: builtins.int=..., winner: verrater.v1.cards_pb2.House.ValueType | None=..., conquest_points: collections.abc.Iterable[builtins.int] | None=..., flipped: builtins.int | None=...) -> None:
+    @property
+    def eagle(self) -> Global___HouseStrength:
+        """How each house's strength adds up (eagle_strength and rose_strength are their totals)."""
+
+    @property
+    def rose(self) -> Global___HouseStrength:
         ...
 
-    def HasField(self, field_name: typing.Literal['_flipped', b'_flipped', '_traitor', b'_traitor', '_winner', b'_winner', 'flipped', b'flipped', 'traitor', b'traitor', 'winner', b'winner']) -> builtins.bool:
+    def __init__(self, *, round: builtins.int=..., first: builtins.int=..., second: builtins.int=..., picks: collections.abc.Iterable[verrater.v1.cards_pb2.SeatPick] | None=..., played: collections.abc.Iterable[Global___SeatPlay] | None=..., traitor: builtins.int | None=..., eagle_strength: builtins.int=..., rose_strength: builtins.int=..., winner: verrater.v1.cards_pb2.House.ValueType | None=..., conquest_points: collections.abc.Iterable[builtins.int] | None=..., flipped: builtins.int | None=..., eagle: Global___HouseStrength | None=..., rose: Global___HouseStrength | None=...) -> None:
         ...
 
-    def ClearField(self, field_name: typing.Literal['_flipped', b'_flipped', '_traitor', b'_traitor', '_winner', b'_winner', 'conquest_points', b'conquest_points', 'eagle_strength', b'eagle_strength', 'first', b'first', 'flipped', b'flipped', 'picks', b'picks', 'played', b'played', 'rose_strength', b'rose_strength', 'round', b'round', 'second', b'second', 'traitor', b'traitor', 'winner', b'winner']) -> None:
+    def HasField(self, field_name: typing.Literal['_flipped', b'_flipped', '_traitor', b'_traitor', '_winner', b'_winner', 'eagle', b'eagle', 'flipped', b'flipped', 'rose', b'rose', 'traitor', b'traitor', 'winner', b'winner']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['_flipped', b'_flipped', '_traitor', b'_traitor', '_winner', b'_winner', 'conquest_points', b'conquest_points', 'eagle', b'eagle', 'eagle_strength', b'eagle_strength', 'first', b'first', 'flipped', b'flipped', 'picks', b'picks', 'played', b'played', 'rose', b'rose', 'rose_strength', b'rose_strength', 'round', b'round', 'second', b'second', 'traitor', b'traitor', 'winner', b'winner']) -> None:
         ...
 
     @typing.overload
