@@ -67,6 +67,8 @@ class Reason(StrEnum):
     # OUT_OF_RANGE
     VERSION_AHEAD = "VERSION_AHEAD"
     """A version beyond the game's current one."""
+    CURSOR_EXPIRED = "CURSOR_EXPIRED"
+    """A notification cursor older than what is kept: reconcile with ListMyGames, watch anew."""
 
     # NOT_FOUND
     GAME_NOT_FOUND = "GAME_NOT_FOUND"
@@ -96,6 +98,8 @@ class Reason(StrEnum):
     """A token that is malformed, forged or signed for another deployment."""
     TOKEN_EXPIRED = "TOKEN_EXPIRED"
     """Refresh the token (RefreshToken, or SignIn with the credential) and call again."""
+    CREDENTIAL_INVALID = "CREDENTIAL_INVALID"
+    """SignIn with a player id and credential that do not match (wrong, or rotated away)."""
 
     # RESOURCE_EXHAUSTED: too much, too fast; wait and retry.
     RATE_LIMITED = "RATE_LIMITED"
@@ -104,6 +108,8 @@ class Reason(StrEnum):
     """The caller hosts as many waiting tables as allowed."""
     SLOW_READER = "SLOW_READER"
     """A stream's client stopped reading while messages piled up for it; the stream ended."""
+    TOO_MANY_STREAMS = "TOO_MANY_STREAMS"
+    """The caller (or its network peer) has as many streams open as allowed."""
 
     # UNAVAILABLE: a part of the platform cannot be reached; the same request may succeed later.
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"

@@ -28,3 +28,10 @@ def test_generated_modules_import_as_a_package() -> None:
 
     assert events_pb2.GameEvent.DESCRIPTOR.full_name == "verrater.v1.GameEvent"
     assert hasattr(game_pb2_grpc, "GameServiceServicer")
+
+
+def test_every_reason_has_one_status_code() -> None:
+    from services.errors import Reason
+    from services.rpc import STATUS_CODES
+
+    assert set(STATUS_CODES) == set(Reason)
