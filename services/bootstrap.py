@@ -33,10 +33,10 @@ from services.api.verrater.v1 import (
         stats_pb2_grpc,
 )
 from services.config import Config
-from services.engine import GameState
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
-from services.game.service import GameApplication
+from services.game.service import Announcement, GameApplication
+from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication
@@ -148,6 +148,17 @@ def _bot_scheduler(
     return scheduler, close
 
 
+def _turn_timers(
+    config: Config, store: EventStore, closers: list[Callable[[], Awaitable[None]]]
+) -> TurnTimers:
+    """Where the game service keeps its turn timers: beside its events (services/game/timers.py)."""
+    if config.redis_url is None or isinstance(store, InMemoryEventStore):
+        return InMemoryTurnTimers()
+    timers = RedisTurnTimers.from_url(config.redis_url)
+    closers.append(timers.close)
+    return timers
+
+
 def _stats_projection(
     config: Config, store: EventStore, closers: list[Callable[[], Awaitable[None]]]
 ) -> StatsProjection:
@@ -212,12 +223,19 @@ async def start_backend(
         backend.closers.append(feed.close)
         bots = scheduler.announce if scheduler is not None else None
 
-        def announce(game_id: str, state: GameState, command_id: str) -> None:
+        def announce(news: Announcement) -> None:
             if bots is not None:
-                bots(game_id, state, command_id)
-            feed.announce(game_id, state, command_id)
+                bots(news.game_id, news.state, news.command_id)
+            feed.announce(news.game_id, news.state, news.command_id)
 
-        backend.game = GameApplication(store, announce=announce)
+        timers = _turn_timers(config, store, backend.closers)
+        backend.game = GameApplication(store, announce=announce, timers=timers, clock=clock)
+        if scheduler is not None:
+            sweeper = TimerSweeper(
+                timers, backend.game.resting, on_expired=scheduler.stand_in, clock=clock
+            )
+            sweeper.start()
+            backend.closers.append(sweeper.stop)
         stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(stats), server)
         names.append(STATS_SERVICE)
         game_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(backend.game, limiter), server)

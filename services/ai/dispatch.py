@@ -1,8 +1,9 @@
 """Who tells the bots to move: the game service announces every state where someone must act.
 
-`BotScheduler.announce` looks at the seats to act: a bot seat gets a bot turn now; a human seat
-of a game with a turn timer gets one after the timer (it is a no-op if the human moved). The
-turn runs wherever the launcher sends it: a Celery worker (distributed), or an asyncio task in
+`BotScheduler.announce` looks at the seats to act: a bot seat gets a bot turn now.
+`BotScheduler.stand_in` is what the game service's turn timers call when a person's decision is
+due: a bot decides for them (a no-op if the person moved meanwhile). The turn runs wherever the
+launcher sends it: a Celery worker (distributed), or an asyncio task in
 the same process (embedded mode, no broker). Announcing twice is harmless: a bot turn is
 applied at most once per (seat, version).
 """
@@ -63,9 +64,11 @@ class BotScheduler:
                 while len(self._waiting) > 100_000:  # games this replica no longer hears of
                     self._waiting.pop(next(iter(self._waiting)))
                 self._launch(turn, 0.0)
-            elif state.turn_seconds > 0:
-                turn = BotTurn(game_id, seat, state.version, STAND_IN_LEVEL, True)
-                self._launch(turn, float(state.turn_seconds))
+
+    def stand_in(self, game_id: str, seat: int, version: int) -> None:
+        """A person's timed decision at `version` is due: a bot decides for them now (the
+        decision event says turn_timer_expired; nothing happens if they decided meanwhile)."""
+        self._launch(BotTurn(game_id, seat, version, STAND_IN_LEVEL, True), 0.0)
 
     def resend_overdue(self) -> int:
         """Hand out again every bot turn unanswered for `resend_after_s`; how many were."""

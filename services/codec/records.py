@@ -20,8 +20,9 @@ from .events import event_from_proto, event_to_proto
 
 
 class Record(NamedTuple):
-    """An event as stored: the client's command id and whether a bot decided because the
-    seat's turn timer ran out (both on the decision event that starts a batch).
+    """An event as stored: the client's command id, whether a bot decided because the seat's
+    turn timer ran out, and when the batch was appended (all three on the event that starts a
+    batch: the creation, or a decision).
 
     Immutable; a named tuple because every event read is decoded into one (see StoredEvent).
     """
@@ -29,6 +30,9 @@ class Record(NamedTuple):
     event: Event
     command_id: str = ""
     turn_timer_expired: bool = False
+    #: Unix milliseconds of the append (0 on the events after a batch's first, and in logs
+    #: written before times were recorded).
+    recorded_at_ms: int = 0
 
     @property
     def seat(self) -> int:
@@ -41,6 +45,7 @@ def encode_record(record: Record) -> bytes:
     message = event_to_proto(record.event)
     message.command_id = record.command_id
     message.turn_timer_expired = record.turn_timer_expired
+    message.recorded_at_ms = record.recorded_at_ms
     return message.SerializeToString(deterministic=True)
 
 
@@ -50,4 +55,9 @@ def decode_record(data: bytes) -> Record:
         message = events_pb2.GameEvent.FromString(data)
     except DecodeError as error:
         raise MalformedMessage("event", f"not a GameEvent: {error}") from None
-    return Record(event_from_proto(message), message.command_id, message.turn_timer_expired)
+    return Record(
+        event_from_proto(message),
+        message.command_id,
+        message.turn_timer_expired,
+        message.recorded_at_ms,
+    )

@@ -11,8 +11,10 @@ from collections.abc import Iterable, Sequence
 
 from services.api.verrater.v1 import events_pb2, ruleset_pb2
 from services.engine import (
+    ACTION_CARD_SPECS,
     DEFAULT_CARD_TABLE,
     ActionCard,
+    ActionCardSpec,
     CardTable,
     ExplicitSetup,
     House,
@@ -22,6 +24,7 @@ from services.engine import (
 )
 
 from .enums import (
+    _ACTION_CARD,
     _HOUSE,
     _LANDSCAPE_TYPE,
     MalformedMessage,
@@ -35,14 +38,34 @@ from .enums import (
 )
 
 
-def ruleset_to_proto(ruleset: Ruleset) -> ruleset_pb2.Ruleset:
-    """The ruleset with its whole card table, provisional flags included."""
+def ruleset_to_proto(ruleset: Ruleset, *, action_cards: bool = False) -> ruleset_pb2.Ruleset:
+    """The ruleset with its whole card table, provisional flags included; with
+    `action_cards`, also what each action card does (for clients: the stored first event
+    leaves them out, they are the engine's, not the table's)."""
     return ruleset_pb2.Ruleset(
         players=ruleset.players,
         rounds=ruleset.rounds,
         builder_may_move=ruleset.builder_may_move,
         card_table=_card_table_to_proto(ruleset.card_table),
+        action_cards=_ACTION_CARD_MESSAGES if action_cards else (),
     )
+
+
+def _action_card_to_proto(spec: ActionCardSpec) -> ruleset_pb2.ActionCardSpec:
+    return ruleset_pb2.ActionCardSpec(
+        card=_wire(spec.card, _ACTION_CARD),
+        german=spec.german,
+        conflict_points=spec.conflict_points,
+        victory_points=spec.victory_points,
+        cards_drawn=spec.cards_drawn,
+        switches_house=spec.switches_house,
+        takes_strategist=spec.takes_strategist,
+        builds=spec.builds,
+        replaces_estate_draw=spec.replaces_estate_draw,
+    )
+
+
+_ACTION_CARD_MESSAGES = [_action_card_to_proto(spec) for spec in ACTION_CARD_SPECS]
 
 
 def _card_table_to_proto(table: CardTable) -> ruleset_pb2.CardTable:
@@ -61,6 +84,7 @@ def _landscape_spec_to_proto(spec: LandscapeSpec) -> ruleset_pb2.LandscapeSpec:
             ruleset_pb2.VictoryPoints(points=points, provisional=provisional)
             for points, provisional in zip(spec.vp, spec.provisional, strict=True)
         ],
+        cp_provisional=spec.cp_provisional,
     )
 
 
@@ -84,6 +108,7 @@ def _card_table_from_proto(table: ruleset_pb2.CardTable) -> CardTable:
             "cp": spec.cp,
             "vp": [cell.points for cell in spec.vp],
             "provisional": [cell.provisional for cell in spec.vp],
+            "cp_provisional": spec.cp_provisional,
         }
         for i, spec in enumerate(table.landscapes)
     ]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from google.protobuf import timestamp_pb2
+
 from services.api.verrater.v1 import view_pb2
 from services.engine import (
     ActionCard,
@@ -17,6 +19,7 @@ from services.engine import (
     ConflictSummary,
     DecisionKind,
     House,
+    HouseStrength,
     LandscapeType,
     LandscapeView,
     Phase,
@@ -56,8 +59,11 @@ _SHARED_MESSAGES = 4096
 _legal_command_to_proto = lru_cache(maxsize=_SHARED_MESSAGES)(command_to_proto)
 
 
-def view_to_proto(view: PlayerView, game_id: str) -> view_pb2.PlayerView:
-    """The view as its seat receives it; it carries nothing the engine's view left out."""
+def view_to_proto(
+    view: PlayerView, game_id: str, deadline_ms: int | None = None
+) -> view_pb2.PlayerView:
+    """The view as its seat receives it; it carries nothing the engine's view left out.
+    `deadline_ms` is when the decision it awaits is due (the game service's turn clock)."""
     summary = view.last_conflict
     return view_pb2.PlayerView(
         game_id=game_id,
@@ -81,6 +87,7 @@ def view_to_proto(view: PlayerView, game_id: str) -> view_pb2.PlayerView:
             phase=_wire(view.turn.phase, _PHASE),
             decision=_wire_or_none(view.turn.decision, _DECISION_KIND),
             seats=view.turn.seats,
+            deadline=None if deadline_ms is None else _timestamp(deadline_ms),
         ),
         last_conflict=None if summary is None else _summary_to_proto(summary),
         seed_commitment=view.seed_commitment,
@@ -135,6 +142,29 @@ def _summary_to_proto(summary: ConflictSummary) -> view_pb2.ConflictSummary:
         winner=_wire_or_none(summary.winner, _HOUSE),
         conquest_points=summary.conquest_points,
         flipped=summary.flipped,
+        eagle=_strength_to_proto(summary.eagle),
+        rose=_strength_to_proto(summary.rose),
+    )
+
+
+def _strength_to_proto(strength: HouseStrength | None) -> view_pb2.HouseStrength | None:
+    if strength is None:
+        return None
+    return view_pb2.HouseStrength(
+        position=strength.position,
+        landscape=strength.landscape,
+        seats=[view_pb2.SeatContribution(seat=seat, cards=cards) for seat, cards in strength.seats],
+        diplomats=strength.diplomats,
+        total=strength.total,
+    )
+
+
+def _strength_from_proto(message: view_pb2.HouseStrength) -> HouseStrength:
+    return HouseStrength(
+        position=message.position,
+        landscape=message.landscape,
+        seats=tuple((part.seat, part.cards) for part in message.seats),
+        diplomats=message.diplomats,
     )
 
 
@@ -246,4 +276,12 @@ def _summary_from_proto(message: view_pb2.ConflictSummary) -> ConflictSummary:
         ),
         conquest_points=tuple(message.conquest_points),
         flipped=message.flipped if message.HasField("flipped") else None,
+        eagle=_strength_from_proto(message.eagle) if message.HasField("eagle") else None,
+        rose=_strength_from_proto(message.rose) if message.HasField("rose") else None,
     )
+
+
+def _timestamp(unix_ms: int) -> timestamp_pb2.Timestamp:
+    stamp = timestamp_pb2.Timestamp()
+    stamp.FromMilliseconds(unix_ms)
+    return stamp

@@ -7,12 +7,14 @@ the fold of its events; see shared/RULES.md for the rules and shared/ARCHITECTUR
 
 from .buildings import Building, productive_estates, trading_posts, unplaced_buildings
 from .cards import (
+    ACTION_CARD_SPECS,
     DEFAULT_CARD_TABLE,
     DRAW_CAP,
     HAND_LIMIT,
     PLAYER_COUNTS,
     PLAYER_COUNTS_TEXT,
     ActionCard,
+    ActionCardSpec,
     BuildingSide,
     CardTable,
     House,
@@ -22,6 +24,8 @@ from .cards import (
     load_card_table,
 )
 from .commands import (
+    MAX_TURN_SECONDS,
+    MIN_TURN_SECONDS,
     ChooseConflict,
     Command,
     CreateGame,
@@ -34,6 +38,7 @@ from .commands import (
     PlaceFirstEstate,
     PlayerCommand,
     PlaySupply,
+    valid_turn_seconds,
 )
 from .errors import RuleViolation, ViolationCode
 from .events import (
@@ -86,19 +91,24 @@ from .state import (
     initial_state,
     supply_count,
 )
+from .strength import HouseStrength, house_strength
 from .turns import DecisionKind, Turn, at_rest, to_act, whose_turn
 from .view import LandscapeView, PlayerView, SeatView, redact_event, view
 
 __all__ = [
+    "ACTION_CARD_SPECS",
     "DECISION_EVENTS",
     "DEFAULT_CARD_TABLE",
     "DRAW_CAP",
     "HAND_LIMIT",
+    "MAX_TURN_SECONDS",
+    "MIN_TURN_SECONDS",
     "PLAYER_COUNTS",
     "PLAYER_COUNTS_TEXT",
     "SEED_BYTES",
     "ActionCard",
     "ActionCardPicked",
+    "ActionCardSpec",
     "ActionCardsDealt",
     "ActionCardsRevealed",
     "AllegianceSwitched",
@@ -130,6 +140,7 @@ __all__ = [
     "GameEnded",
     "GameState",
     "House",
+    "HouseStrength",
     "LandscapeFlipped",
     "LandscapeSpec",
     "LandscapeType",
@@ -166,6 +177,7 @@ __all__ = [
     "evolve",
     "execute",
     "fold",
+    "house_strength",
     "initial_state",
     "legal_commands",
     "load_card_table",
@@ -177,6 +189,7 @@ __all__ = [
     "to_act",
     "trading_posts",
     "unplaced_buildings",
+    "valid_turn_seconds",
     "view",
     "whose_turn",
 ]

@@ -73,6 +73,9 @@ RING_SIZE = 12
 DIPLOMAT_BONUS: dict[ActionCard, int] = {ActionCard.DIPLOMAT2: 2, ActionCard.DIPLOMAT5: 5}
 TRAITOR_POINTS = 1
 STRATEGIST_POINTS = 2
+#: Phase 10: the farmer draws this many (and nothing for estates), the diplomat2 one more.
+FARMER_DRAW = DRAW_CAP
+DIPLOMAT2_DRAW = 1
 ROUNDS_BY_PLAYERS: dict[int, int] = {3: 9, 4: 8}
 #: The numbers of players Verräter is played by, and the same for a message.
 PLAYER_COUNTS: tuple[int, ...] = tuple(ROUNDS_BY_PLAYERS)
@@ -88,6 +91,8 @@ class LandscapeSpec:
     cp: int
     vp: tuple[int, int, int, int]
     provisional: tuple[bool, bool, bool, bool]
+    #: True while the conflict value is a reconstruction (shared/LANDSCAPES.md).
+    cp_provisional: bool = False
 
     def points_for(self, winners: int) -> int:
         """VP each winner gains when this landscape is conquered by `winners` players."""
@@ -114,6 +119,7 @@ class CardTable:
                     "cp": spec.cp,
                     "vp": list(spec.vp),
                     "provisional": list(spec.provisional),
+                    "cp_provisional": spec.cp_provisional,
                 }
                 for spec in self.landscapes
             ],
@@ -137,6 +143,7 @@ class CardTable:
                 cp=int(entry["cp"]),
                 vp=(vp[0], vp[1], vp[2], vp[3]),
                 provisional=(provisional[0], provisional[1], provisional[2], provisional[3]),
+                cp_provisional=bool(entry.get("cp_provisional", False)),
             )
         missing = [k.name.lower() for k in LandscapeType if k not in specs]
         if missing:
@@ -196,3 +203,45 @@ class Ruleset:
             builder_may_move=bool(data["builder_may_move"]),
             card_table=CardTable.from_dict(data["card_table"]),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class ActionCardSpec:
+    """What an action card does (RULES.md phases 4-10), as data a client can print: derived
+    from the constants the rules use, so it cannot say something the rules do not do."""
+
+    card: ActionCard
+    german: str
+    conflict_points: int = 0
+    victory_points: int = 0
+    cards_drawn: int = 0
+    switches_house: bool = False
+    takes_strategist: bool = False
+    builds: bool = False
+    replaces_estate_draw: bool = False
+
+
+ACTION_CARD_SPECS: tuple[ActionCardSpec, ...] = (
+    ActionCardSpec(
+        ActionCard.TRAITOR, "Verräter", victory_points=TRAITOR_POINTS, switches_house=True
+    ),
+    ActionCardSpec(
+        ActionCard.DIPLOMAT2,
+        "Diplomat +2",
+        conflict_points=DIPLOMAT_BONUS[ActionCard.DIPLOMAT2],
+        cards_drawn=DIPLOMAT2_DRAW,
+    ),
+    ActionCardSpec(
+        ActionCard.DIPLOMAT5, "Diplomat +5", conflict_points=DIPLOMAT_BONUS[ActionCard.DIPLOMAT5]
+    ),
+    ActionCardSpec(ActionCard.BUILDER, "Baumeister", builds=True),
+    ActionCardSpec(
+        ActionCard.STRATEGIST,
+        "Stratege",
+        victory_points=STRATEGIST_POINTS,
+        takes_strategist=True,
+    ),
+    ActionCardSpec(
+        ActionCard.FARMER, "Bauer", cards_drawn=FARMER_DRAW, replaces_estate_draw=True
+    ),
+)

@@ -10,6 +10,15 @@ from dataclasses import dataclass
 from .cards import ActionCard, BuildingSide, Ruleset
 from .events import ExplicitSetup, SeatAssignment
 
+#: A timed table gives a person between these many seconds per decision (a correspondence game
+#: up to 14 days); 0 is no timer.
+MIN_TURN_SECONDS = 5
+MAX_TURN_SECONDS = 14 * 24 * 3600
+
+
+def valid_turn_seconds(turn_seconds: int) -> bool:
+    return turn_seconds == 0 or MIN_TURN_SECONDS <= turn_seconds <= MAX_TURN_SECONDS
+
 
 @dataclass(frozen=True, slots=True)
 class CreateGame:

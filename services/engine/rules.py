@@ -13,8 +13,9 @@ from __future__ import annotations
 from .cards import (
     ALL_ACTION_CARDS,
     CARDS_SCORED_PER_TRADING_POST,
-    DIPLOMAT_BONUS,
+    DIPLOMAT2_DRAW,
     DRAW_CAP,
+    FARMER_DRAW,
     HAND_LIMIT,
     MAX_SUPPLY_PLAYED,
     MAX_TRADING_POSTS,
@@ -29,6 +30,8 @@ from .cards import (
     LandscapeType,
 )
 from .commands import (
+    MAX_TURN_SECONDS,
+    MIN_TURN_SECONDS,
     ChooseConflict,
     Command,
     CreateGame,
@@ -41,6 +44,7 @@ from .commands import (
     PlaceFirstEstate,
     PlayerCommand,
     PlaySupply,
+    valid_turn_seconds,
 )
 from .errors import RuleViolation, ViolationCode
 from .events import (
@@ -79,6 +83,7 @@ from .events import (
 )
 from .rng import commitment, shuffled
 from .state import GameState, evolve, remove_cards
+from .strength import house_strength
 from .turns import at_rest, to_act
 
 #: The phase each player command belongs to.
@@ -215,8 +220,12 @@ def _create_game(state: GameState, command: CreateGame) -> list[Event]:
         raise _violation(ViolationCode.GAME_ALREADY_STARTED, "the game already exists")
     if command.setup is not None:
         _validate_setup(command.setup, command.ruleset.players)
-    if command.turn_seconds < 0:
-        raise _violation(ViolationCode.INVALID_SETUP, "turn_seconds cannot be negative", "seats")
+    if not valid_turn_seconds(command.turn_seconds):
+        raise _violation(
+            ViolationCode.INVALID_SETUP,
+            f"turn_seconds must be 0 (no timer) or {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS}",
+            "turn_seconds",
+        )
     if command.seats and len(command.seats) != command.ruleset.players:
         raise _violation(
             ViolationCode.INVALID_SETUP,
@@ -368,20 +377,6 @@ def _play_supply(state: GameState, command: PlaySupply) -> Event:
 # --- phases 4-6: reveal, resolve, score ----------------------------------------------------
 
 
-def house_strength(state: GameState, house: House, position: int) -> int:
-    """Phase 5: the landscape's cp, supply played by the house's backers, diplomat bonuses."""
-    strength = state.rules.card_table[state.kinds[position]].cp
-    for seat, backs in enumerate(state.allegiance):
-        if backs is house:
-            played = state.played[seat]
-            if played:
-                strength += sum(played)
-            pick = state.picks[seat]
-            if pick is not None and pick in DIPLOMAT_BONUS:
-                strength += DIPLOMAT_BONUS[pick]
-    return strength
-
-
 def _reveal_resolve_score(state: GameState) -> list[Event]:
     """Phases 4-6. Runs on the state after the last supply card was played."""
     events: list[Event] = [ActionCardsRevealed(state.picks)]
@@ -394,8 +389,8 @@ def _reveal_resolve_score(state: GameState) -> list[Event]:
     assert state.conflict is not None, "the supply phase follows a chosen conflict"
     first, second = state.conflict
     eagle_at, rose_at = (first, second) if state.houses[first] is House.EAGLE else (second, first)
-    eagle = house_strength(state, House.EAGLE, eagle_at)
-    rose = house_strength(state, House.ROSE, rose_at)
+    eagle = house_strength(state, House.EAGLE, eagle_at).total
+    rose = house_strength(state, House.ROSE, rose_at).total
     winner = House.EAGLE if eagle > rose else House.ROSE if rose > eagle else None
     events.append(ConflictResolved(eagle, rose, winner))
     if winner is not None:
@@ -500,7 +495,7 @@ def _strategist_discard_draw(state: GameState) -> list[Event]:
 
     farmer = state.holder(ActionCard.FARMER)
     if farmer is not None:
-        draw(farmer, DRAW_CAP, DrawReason.FARMER)
+        draw(farmer, FARMER_DRAW, DrawReason.FARMER)
     for index in range(len(state.vp)):
         seat = state.seat_in_turn(index)
         if seat != farmer:
@@ -509,7 +504,7 @@ def _strategist_discard_draw(state: GameState) -> list[Event]:
                 draw(seat, estates, DrawReason.ESTATES)
     diplomat2 = state.holder(ActionCard.DIPLOMAT2)
     if diplomat2 is not None:
-        draw(diplomat2, 1, DrawReason.DIPLOMAT2)
+        draw(diplomat2, DIPLOMAT2_DRAW, DrawReason.DIPLOMAT2)
     events.append(PhaseBegan(Phase.HAND_LIMIT))
     return events
 

@@ -49,6 +49,7 @@ from .events import (
     SupplyDiscarded,
     SupplyPlayed,
 )
+from .strength import HouseStrength, house_strength
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,9 @@ class ConflictSummary:
     winner: House | None
     conquest_points: tuple[int, ...]
     flipped: int | None
+    #: How each house's strength adds up (None in a summary received without it).
+    eagle: HouseStrength | None = None
+    rose: HouseStrength | None = None
 
 
 class GameState:
@@ -384,6 +388,7 @@ def _allegiance_switched(s: GameState, e: AllegianceSwitched) -> None:
 def _conflict_resolved(s: GameState, e: ConflictResolved) -> None:
     first, second = _revealed(s.conflict, "conflict")
     traitor = s.holder(ActionCard.TRAITOR)
+    eagle_at, rose_at = (first, second) if s.houses[first] is House.EAGLE else (second, first)
     s.last_conflict = ConflictSummary(
         round=s.round,
         first=first,
@@ -396,6 +401,8 @@ def _conflict_resolved(s: GameState, e: ConflictResolved) -> None:
         winner=e.winner,
         conquest_points=(0,) * len(s.vp),
         flipped=None,
+        eagle=house_strength(s, House.EAGLE, eagle_at),
+        rose=house_strength(s, House.ROSE, rose_at),
     )
 
 
@@ -431,6 +438,8 @@ def _with_outcome(
         winner=summary.winner,
         conquest_points=conquest_points,
         flipped=flipped,
+        eagle=summary.eagle,
+        rose=summary.rose,
     )
 
 

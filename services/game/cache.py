@@ -37,6 +37,9 @@ class CachedGame:
     follower: asyncio.Task[None] | None = None
     # Why following the store stopped, for the watchers to raise.
     feed_error: EventStoreError | None = None
+    # When the game came to rest at `state` (the last batch's append, Unix ms; 0: unknown, a
+    # log written before times were recorded): a timed decision is due turn_seconds after it.
+    rest_since_ms: int = 0
 
     def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
         """Add whole batches (an append is atomic, so a read never splits one): the records,
@@ -44,6 +47,10 @@ class CachedGame:
         first = len(self.payloads) + 1
         self.payloads.extend(payloads)
         self.state = state
+        for record in reversed(records):
+            if record.recorded_at_ms:
+                self.rest_since_ms = record.recorded_at_ms
+                break
         self.notify()
         # A batch starts at a decision (a record with a seat) and runs to the next one.
         starts = [(first + i, record) for i, record in enumerate(records) if record.seat >= 0]
@@ -72,6 +79,14 @@ class CachedGame:
 
     def record(self, version: int) -> Record:
         return decode_record(self.payloads[version - 1])
+
+    def recorded_at(self, version: int) -> int:
+        """When the batch holding `version` was appended (0: unknown, or version 0)."""
+        for position in range(version, 0, -1):
+            recorded = self.record(position).recorded_at_ms
+            if recorded:
+                return recorded
+        return 0
 
     def events(self, first: int, last: int) -> tuple[Event, ...]:
         return tuple(decode_record(payload).event for payload in self.payloads[first - 1 : last])

@@ -131,7 +131,7 @@ def _update_message(update: Update, game_id: str) -> game_pb2.GameUpdate:
         message.event.turn_timer_expired = update.turn_timer_expired
         message.event.command_id = update.command_id
     if update.view is not None:
-        message.view.CopyFrom(view_to_proto(update.view, game_id))
+        message.view.CopyFrom(view_to_proto(update.view, game_id, update.deadline_ms))
     return message
 
 
@@ -149,8 +149,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """The game as the caller's seat (or a spectator) sees it now."""
         game_id = checked_id(request.game_id, "game_id")
         identity = authenticated()
-        view = await self.app.view(game_id, identity.seat_in(game_id))
-        return game_pb2.GetViewResponse(view=view_to_proto(view, game_id))
+        seen = await self.app.view(game_id, identity.seat_in(game_id))
+        return game_pb2.GetViewResponse(
+            view=view_to_proto(seen.view, game_id, seen.deadline_ms)
+        )
 
     async def SubmitCommand(
         self, request: game_pb2.SubmitCommandRequest, context: Context
@@ -329,13 +331,15 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """A game's ruleset, or the standard one for a player count and variant (no token)."""
         if request.game_id:
             state = await self.app.state(checked_id(request.game_id, "game_id"), fresh=False)
-            return game_pb2.GetRulesetResponse(ruleset=ruleset_to_proto(state.rules))
+            return game_pb2.GetRulesetResponse(
+                ruleset=ruleset_to_proto(state.rules, action_cards=True)
+            )
         if request.players not in PLAYER_COUNTS:
             raise ServiceError(
                 Reason.MALFORMED_REQUEST, f"players must be {PLAYER_COUNTS_TEXT}", field="players"
             )
         ruleset = Ruleset.standard(request.players, builder_may_move=request.builder_may_move)
-        return game_pb2.GetRulesetResponse(ruleset=ruleset_to_proto(ruleset))
+        return game_pb2.GetRulesetResponse(ruleset=ruleset_to_proto(ruleset, action_cards=True))
 
     async def CreateGame(
         self, request: game_pb2.CreateGameRequest, context: Context

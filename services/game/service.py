@@ -14,6 +14,7 @@ import contextlib
 import enum
 import logging
 import secrets
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -49,6 +50,7 @@ from services.eventstore import EventStore, EventStoreError, StoredEvent, Versio
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS
 
 from .cache import CachedGame
+from .clock import deadline_ms
 from .errors import (
     CommandIdReused,
     GameAlreadyExists,
@@ -59,6 +61,7 @@ from .errors import (
     StaleVersion,
     VersionOutOfRange,
 )
+from .timers import TurnTimers, next_wake
 
 logger = logging.getLogger(__name__)
 
@@ -145,6 +148,31 @@ class Update:
     turn_timer_expired: bool = False
     #: The command id of the decision this event records (EVENTS mode; "" when automatic).
     command_id: str = ""
+    #: When the decision the view awaits is due (None: no timer, none awaited, or no view).
+    deadline_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """A state this replica appended, or a game it loaded cold: what bots, stats and
+    notifications act on."""
+
+    game_id: str
+    state: GameState
+    #: The decision's command id ("" for a game's creation and for a cold load).
+    command_id: str = ""
+    #: When the decision the state awaits is due (None: no turn timer, or nothing awaited).
+    deadline_ms: int | None = None
+    #: The decision that led here was a bot's, standing in for a person whose timer ran out.
+    turn_timer_expired: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A view, and when the decision it awaits is due (None: no turn timer or none awaited)."""
+
+    view: PlayerView
+    deadline_ms: int | None
 
 
 class GameApplication:
@@ -156,10 +184,13 @@ class GameApplication:
         *,
         cache_size: int = 10_000,
         finished_cache_size: int = 256,
-        announce: Callable[[str, GameState, str], None] | None = None,
+        announce: Callable[[Announcement], None] | None = None,
+        timers: TurnTimers | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
-        """`announce(game_id, state, command_id)` hears of every state this replica appended
-        (and of each game it loads cold), so bots and turn timers can act on it.
+        """`announce` hears of every state this replica appended (and of each game it loads
+        cold), so bots, stats and notifications can act on it; `timers` are set for every
+        timed decision (services/game/timers.py); `clock` stamps each batch's append time.
 
         At most `cache_size` games stay cached, and of those at most `finished_cache_size`
         finished ones (the most recently finished): a finished game is only read again for its
@@ -172,7 +203,9 @@ class GameApplication:
         # Cached finished games, oldest finish first (watched ones leave it until unwatched).
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._finished_cache_size = finished_cache_size
-        self._announce = announce or (lambda game_id, state, command_id: None)
+        self._announce = announce or (lambda announcement: None)
+        self._timers = timers
+        self._clock = clock
         ACTIVE_GAMES.set_function(self._active_games)
 
     def _active_games(self) -> int:
@@ -193,9 +226,10 @@ class GameApplication:
             if game.state.version == 0:
                 raise GameNotFound(game_id)
             self._cache[game_id] = game
-            # A replica that appended may have died before announcing: announce again (a bot
-            # turn is applied at most once per seat and version, so repeats are harmless).
-            self._announce(game_id, game.state, "")
+            # A replica that appended may have died before announcing or setting its timer: do
+            # both again (a bot turn is applied at most once per seat and version, a timer is
+            # set by version, notifications are deduplicated, so repeats are harmless).
+            await self._came_to_rest(game_id, game, "")
             self._evict()
             self._retire_if_finished(game_id, game)
         self._cache.move_to_end(game_id)
@@ -236,6 +270,27 @@ class GameApplication:
             game.apply(records, [item.payload for item in stored], state)
             self._retire_if_finished(game_id, game)
 
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    async def _came_to_rest(
+        self, game_id: str, game: CachedGame, command_id: str, turn_timer_expired: bool = False
+    ) -> None:
+        """Announce the game's new state and set its turn timer."""
+        state = game.state
+        deadline = deadline_ms(state, game.rest_since_ms)
+        self._announce(Announcement(game_id, state, command_id, deadline, turn_timer_expired))
+        if self._timers is not None and state.turn_seconds > 0:
+            wake = next_wake(state, game.rest_since_ms, self._now_ms())
+            await self._timers.set(game_id, state.version, wake)
+
+    async def resting(self, game_id: str) -> tuple[GameState, int]:
+        """The game's current state and when it came to rest (for its turn timer)."""
+        game = await self._cached(game_id)
+        async with game.lock:
+            await self._top_up(game_id, game)
+        return game.state, game.rest_since_ms
+
     async def state(self, game_id: str, *, fresh: bool = True) -> GameState:
         """The game's current state (topped up from the store unless `fresh` is False)."""
         game = await self._cached(game_id)
@@ -244,10 +299,11 @@ class GameApplication:
                 await self._top_up(game_id, game)
         return game.state
 
-    async def view(self, game_id: str, seat: int | None) -> PlayerView:
-        state = await self.state(game_id)
+    async def view(self, game_id: str, seat: int | None) -> Seen:
+        """What `seat` (None: a spectator) sees now, and when the awaited decision is due."""
+        state, rest_since = await self.resting(game_id)
         _check_seat(state, seat)
-        return view(state, seat)
+        return Seen(view(state, seat), deadline_ms(state, rest_since))
 
     # --- commands --------------------------------------------------------------------------
 
@@ -277,7 +333,8 @@ class GameApplication:
     async def create_game(self, game_id: str, command: CreateGame) -> GameState:
         """Create a game: its first events (setup) are appended at version 0."""
         events, state = execute(initial_state(), command)
-        records = [Record(event) for event in events]
+        records = [Record(events[0], recorded_at_ms=self._now_ms())]
+        records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
         try:
             await self.store.append(game_id, 0, payloads)
@@ -287,7 +344,7 @@ class GameApplication:
         game.apply(records, payloads, state)
         self._cache[game_id] = game
         self._evict()
-        self._announce(game_id, state, "")
+        await self._came_to_rest(game_id, game, "")
         return state
 
     async def submit(
@@ -320,7 +377,9 @@ class GameApplication:
                         raise StaleVersion(expected_version, game.state.version)
                     continue
                 events, state = execute(game.state, command)
-                records = [Record(events[0], command_id, turn_timer_expired)]
+                records = [
+                    Record(events[0], command_id, turn_timer_expired, self._now_ms())
+                ]
                 records.extend(Record(event) for event in events[1:])
                 payloads = [encode_record(r) for r in records]
                 try:
@@ -331,7 +390,7 @@ class GameApplication:
                     continue
                 before = game.state
                 game.apply(records, payloads, state)
-                self._announce(game_id, state, command_id)
+                await self._came_to_rest(game_id, game, command_id, turn_timer_expired)
                 self._retire_if_finished(game_id, game)
                 return CommandResult(current + 1, tuple(events), before, state, False)
         raise StaleVersion(expected_version or game.state.version, game.state.version)
@@ -386,16 +445,25 @@ class GameApplication:
         """EVENTS mode: every record from the cache, redacted against the watcher's own fold."""
         state = fold(game.events(1, after_version))
         position = after_version
+        recorded_at = game.recorded_at(after_version)
         while True:
             advanced = game.advanced
             while position < len(game.payloads):
                 position += 1
                 record = game.record(position)
+                recorded_at = record.recorded_at_ms or recorded_at
                 visible = redact_event(record.event, seat, state)
                 state = evolve(state, record.event)
-                current = view(state, seat) if at_rest(state) else None
+                rest = at_rest(state)
+                current = view(state, seat) if rest else None
+                deadline = deadline_ms(state, recorded_at) if rest else None
                 yield Update(
-                    position, visible, current, record.turn_timer_expired, record.command_id
+                    position,
+                    visible,
+                    current,
+                    record.turn_timer_expired,
+                    record.command_id,
+                    deadline,
                 )
                 if state.phase is Phase.GAME_OVER:
                     return  # nothing follows the last event: end the stream
@@ -421,7 +489,8 @@ class GameApplication:
                 over or mode is WatchMode.VIEWS or (seat is not None and seat in to_act(state))
             ):
                 sent = state.version
-                yield Update(sent, None, view(state, seat))
+                deadline = deadline_ms(state, game.rest_since_ms)
+                yield Update(sent, None, view(state, seat), deadline_ms=deadline)
             if over:
                 return
             await self._wait(game, wake)

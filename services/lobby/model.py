@@ -14,7 +14,14 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, BotLevel
+from services.engine import (
+    MAX_TURN_SECONDS,
+    MIN_TURN_SECONDS,
+    PLAYER_COUNTS,
+    PLAYER_COUNTS_TEXT,
+    BotLevel,
+    valid_turn_seconds,
+)
 from services.errors import Reason, ServiceError
 
 NAME_MIN = 3
@@ -170,10 +177,11 @@ def new_table(
         raise ServiceError(
             Reason.INVALID_TABLE_OPTION, f"a table has {PLAYER_COUNTS_TEXT} seats", field="size"
         )
-    if not 0 <= turn_seconds <= 3600:
+    if not valid_turn_seconds(turn_seconds):
         raise ServiceError(
             Reason.INVALID_TABLE_OPTION,
-            "turn_seconds must be between 0 and 3600",
+            f"turn_seconds must be 0 (no timer) or {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS} "
+            "(14 days)",
             field="turn_seconds",
         )
     seats = (

@@ -316,19 +316,41 @@ async def test_embedded_bots_play_in_process_and_suggest_moves() -> None:
         assert list(final.winners)
 
 
-async def test_an_expired_turn_timer_lets_a_bot_decide_and_the_log_says_so() -> None:
+async def test_a_five_second_table_shows_the_deadline_and_a_bot_decides_at_it() -> None:
     async with stack(None) as s:
         human = await guest(s, "Sleepy")
-        table = await bot_table(s, human, 3, turn_seconds=1)
-        seat, _ = await seat_token(s, table.table_id, human)
+        table = await bot_table(s, human, 3, turn_seconds=5)
+        seat, token = await seat_token(s, table.table_id, human)
         assert s.backend.game is not None
         store = s.backend.game.store
+        turns = s.game.Watch(
+            game_pb2.WatchRequest(game_id=table.game_id, mode=game_pb2.WATCH_MODE_TURNS),
+            metadata=token,
+        )
+        turn = (await asyncio.wait_for(turns.read(), timeout=30)).update
+        turns.cancel()
+        assert seat in turn.view.turn.seats
+        # The clock starts when the game came to rest at the seat's decision: the append time of
+        # the batch that led there, as the log records it.
+        records = [decode_record(item.payload) for item in await store.read(table.game_id)]
+        rest_since = [r.recorded_at_ms for r in records[: turn.version] if r.recorded_at_ms][-1]
+        deadline = turn.view.turn.deadline.ToMilliseconds()
+        assert deadline == rest_since + 5000
+        # GetView says the same.
+        now = await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
+        assert now.view.turn.deadline.ToMilliseconds() == deadline
 
-        async def timed_out_decisions() -> list[int]:
+        async def timed_out() -> list[tuple[int, int]]:
             records = [decode_record(item.payload) for item in await store.read(table.game_id)]
-            return [deciding_seat(r.event) or 0 for r in records if r.turn_timer_expired]
+            return [
+                (deciding_seat(r.event) or 0, r.recorded_at_ms)
+                for r in records
+                if r.turn_timer_expired
+            ]
 
         async with asyncio.timeout(30):
-            while not await timed_out_decisions():
+            while not await timed_out():
                 await asyncio.sleep(0.1)
-        assert set(await timed_out_decisions()) == {seat}
+        [(decided_for, decided_at)] = (await timed_out())[:1]
+        assert decided_for == seat
+        assert decided_at >= deadline, "a bot never decides for a person before the deadline"

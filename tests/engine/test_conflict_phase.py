@@ -8,6 +8,7 @@ import pytest
 
 from services.engine import (
     ChooseConflict,
+    House,
     Phase,
     Ruleset,
     ViolationCode,
@@ -16,7 +17,7 @@ from services.engine import (
     legal_commands,
     to_act,
 )
-from services.engine.events import ConflictChosen
+from services.engine.events import ConflictChosen, ConflictResolved
 from services.engine.simulate import play_random_game
 from tests.engine.scenario import EAGLE, STRATEGIST, Game, only, ring
 
@@ -100,3 +101,28 @@ def test_a_legal_conflict_exists_whenever_the_strategist_must_choose(players: in
             if state.phase is Phase.CONFLICT and state.conflict is None:
                 assert legal_commands(state, state.strategist)
                 assert len(set(state.houses)) == 2
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_each_houses_strength_adds_up_from_its_landscape_its_backers_cards_and_diplomats(
+    players: int,
+) -> None:
+    for seed in range(20):
+        game = play_random_game(Ruleset.standard(players), random.Random(seed))
+        state = initial_state()
+        for event in game.events:
+            state = evolve(state, event)
+            if not isinstance(event, ConflictResolved):
+                continue
+            summary = state.last_conflict
+            assert summary is not None and summary.eagle is not None and summary.rose is not None
+            for house, part, total in (
+                (House.EAGLE, summary.eagle, event.eagle_strength),
+                (House.ROSE, summary.rose, event.rose_strength),
+            ):
+                assert part.total == total
+                assert state.houses[part.position] is house
+                assert part.landscape == state.rules.card_table[state.kinds[part.position]].cp
+                backers = [seat for seat, backs in enumerate(state.allegiance) if backs is house]
+                assert [seat for seat, _ in part.seats] == backers
+                assert part.diplomats in (0, 2, 5, 7)

@@ -11,6 +11,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from services.api.verrater.v1 import (
+    cards_pb2,
     commands_pb2,
     errors_pb2,
     events_pb2,
@@ -342,3 +343,18 @@ async def test_ruleset_is_public_and_shows_provisional_cells(store: EventStore) 
         assert city.cp == 15
         assert [cell.points for cell in city.vp] == [15, 9, 4, 1]
         assert [cell.provisional for cell in city.vp] == [True, True, False, True]
+        # No source prints a conflict value: every one is marked provisional.
+        assert all(spec.cp_provisional for spec in ruleset.card_table.landscapes)
+        # What each action card does, as data.
+        specs = {spec.card: spec for spec in ruleset.action_cards}
+        assert set(specs) == set(cards_pb2.ActionCard.values()) - {0}
+        traitor = specs[cards_pb2.ACTION_CARD_TRAITOR]
+        assert (traitor.switches_house, traitor.victory_points) == (True, 1)
+        assert specs[cards_pb2.ACTION_CARD_DIPLOMAT5].conflict_points == 5
+        diplomat2 = specs[cards_pb2.ACTION_CARD_DIPLOMAT2]
+        assert (diplomat2.conflict_points, diplomat2.cards_drawn) == (2, 1)
+        strategist = specs[cards_pb2.ACTION_CARD_STRATEGIST]
+        assert (strategist.takes_strategist, strategist.victory_points) == (True, 2)
+        farmer = specs[cards_pb2.ACTION_CARD_FARMER]
+        assert (farmer.cards_drawn, farmer.replaces_estate_draw) == (3, True)
+        assert specs[cards_pb2.ACTION_CARD_BUILDER].builds

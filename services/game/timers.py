@@ -1,0 +1,275 @@
+"""Durable turn timers: which game to look at when, shared by every replica.
+
+A timer is only a wake-up: "look at game G at time T". What to do then is derived from the game's
+events (services/game/clock.py): warn the players a timed decision waits for, let a bot decide
+for them once it is due, or nothing, because the game moved on. So a timer may fire twice, late,
+or on any replica, and the outcome is the same; what must not happen is that none fires. Hence:
+
+- The replica that appends a state (or loads a game cold) sets the game's timer, guarded by the
+  state's version, so a slower write of an older state never overrides a newer one.
+- A sweeper in every replica claims due timers with a lease (the timer moves `lease_ms` into the
+  future as it is claimed), so one replica handles each, and a replica that dies while handling
+  one leaves it to fire again after the lease.
+
+Turns of minutes or days (correspondence games) work the same way: nothing is held in memory or
+in a broker's countdown, and a restart loses nothing. In memory for embedded mode, on Redis (a
+sorted set of wake times and a hash of versions) when distributed.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from services.engine import GameState
+
+from .clock import deadline_ms, human_seats_to_act, warning_ms
+from .errors import GameNotFound
+
+log = logging.getLogger("verrater.game.timers")
+
+#: How long a claimed timer is held before another replica may take it again.
+DEFAULT_LEASE_MS = 30_000
+#: The longest a sweeper sleeps before looking for due timers (another replica's new timer is
+#: seen at most this late).
+POLL_INTERVAL_S = 0.5
+#: Timers handled per claim.
+CLAIM_BATCH = 100
+
+
+class TurnTimers(abc.ABC):
+    """When to look at which game next."""
+
+    @abc.abstractmethod
+    async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
+        """Look at the game at `wake_ms` (None: never again), as of its state at `version`;
+        ignored when a newer version already set it."""
+
+    @abc.abstractmethod
+    async def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> list[str]:
+        """The games whose time has come, each moved `lease_ms` ahead so no one else takes it
+        meanwhile."""
+
+    @abc.abstractmethod
+    async def next_wake_ms(self) -> int | None:
+        """The earliest wake time set (None: none), for a sweeper to sleep until."""
+
+    def changed(self) -> asyncio.Event | None:
+        """Set when this process sets a timer (a sleeping sweeper looks again); None when
+        other processes set timers too and only polling sees them."""
+        return None
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release connections."""
+
+
+class InMemoryTurnTimers(TurnTimers):
+    """Timers of one process (embedded mode, tests)."""
+
+    def __init__(self) -> None:
+        self._wake: dict[str, int] = {}
+        self._versions: dict[str, int] = {}
+        self._changed = asyncio.Event()
+
+    async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
+        if self._versions.get(game_id, 0) > version:
+            return
+        self._versions[game_id] = version
+        if wake_ms is None:
+            self._wake.pop(game_id, None)
+            self._versions.pop(game_id, None)
+        else:
+            self._wake[game_id] = wake_ms
+        self._changed.set()
+
+    async def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> list[str]:
+        due = sorted((wake, game) for game, wake in self._wake.items() if wake <= now_ms)
+        games = [game for _, game in due[:limit]]
+        for game in games:
+            self._wake[game] = now_ms + lease_ms
+        return games
+
+    async def next_wake_ms(self) -> int | None:
+        return min(self._wake.values(), default=None)
+
+    def changed(self) -> asyncio.Event:
+        return self._changed
+
+    async def close(self) -> None:
+        """Nothing to release: the timers live in this process."""
+
+
+# KEYS[1]: the wake times (sorted set), KEYS[2]: the versions (hash).
+# ARGV[1]: game id, ARGV[2]: version, ARGV[3]: wake time, or "-" for none.
+_SET_SCRIPT = """
+local known = redis.call('HGET', KEYS[2], ARGV[1])
+if known and tonumber(known) > tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '-' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+end
+return 1
+"""
+# KEYS[1]: the wake times. ARGV[1]: now, ARGV[2]: lease, ARGV[3]: limit.
+_CLAIM_SCRIPT = """
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, ARGV[3])
+local until_ms = tonumber(ARGV[1]) + tonumber(ARGV[2])
+for _, game in ipairs(due) do redis.call('ZADD', KEYS[1], until_ms, game) end
+return due
+"""
+
+
+class RedisTurnTimers(TurnTimers):
+    """Timers on Redis, shared by every game replica: `<prefix>:{timers}:wake` (sorted set, game
+    id -> wake time in ms) and `<prefix>:{timers}:version` (hash, game id -> the version that
+    set it). Both keys share a hash tag, so the scripts run on one Redis Cluster slot."""
+
+    def __init__(self, client: aioredis.Redis, key_prefix: str = "verrater") -> None:
+        self._redis = client
+        self._wake_key = f"{key_prefix}:{{timers}}:wake"
+        self._version_key = f"{key_prefix}:{{timers}}:version"
+        self._set = client.register_script(_SET_SCRIPT)
+        self._claim = client.register_script(_CLAIM_SCRIPT)
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisTurnTimers:
+        return cls(aioredis.Redis.from_url(url))
+
+    async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
+        wake = "-" if wake_ms is None else str(wake_ms)
+        await self._set(keys=[self._wake_key, self._version_key], args=[game_id, version, wake])
+
+    async def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> list[str]:
+        due = await self._claim(keys=[self._wake_key], args=[now_ms, lease_ms, limit])
+        return [game.decode() if isinstance(game, bytes) else str(game) for game in due]
+
+    async def next_wake_ms(self) -> int | None:
+        first = await self._redis.zrange(self._wake_key, 0, 0, withscores=True)
+        return int(first[0][1]) if first else None
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+def next_wake(state: GameState, rest_since_ms: int, now_ms: int) -> int | None:
+    """When to look at a game next, as of `state`: at the warning, else at the deadline; None
+    when no person's timed decision is awaited."""
+    deadline = deadline_ms(state, rest_since_ms)
+    if deadline is None or not human_seats_to_act(state):
+        return None
+    warning = warning_ms(state, deadline)
+    return warning if now_ms < warning else deadline
+
+
+#: Asks for the game's current state and when it came to rest (fresh from the store).
+StateOf = Callable[[str], Awaitable[tuple[GameState, int]]]
+#: A person's timed decision is due: a bot decides for (game, seat, version).
+OnExpired = Callable[[str, int, int], None]
+#: A person's timed decision is due soon: warn them (game, seat, version, deadline ms).
+OnWarning = Callable[[str, int, int, int], Awaitable[None]]
+
+
+class TimerSweeper:
+    """Claims due timers and acts on each game's current state (see the module docstring)."""
+
+    def __init__(
+        self,
+        timers: TurnTimers,
+        state_of: StateOf,
+        *,
+        on_expired: OnExpired,
+        on_warning: OnWarning | None = None,
+        clock: Callable[[], float] = time.time,
+        lease_ms: int = DEFAULT_LEASE_MS,
+    ) -> None:
+        self._timers = timers
+        self._state_of = state_of
+        self._on_expired = on_expired
+        self._on_warning = on_warning
+        self._clock = clock
+        self._lease_ms = lease_ms
+        self._task: asyncio.Task[None] | None = None
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    async def sweep(self) -> int:
+        """Handle every due timer once; how many were due."""
+        now = self._now_ms()
+        due = await self._timers.claim_due(now, self._lease_ms, CLAIM_BATCH)
+        for game_id in due:
+            try:
+                await self._handle(game_id, now)
+            except Exception:  # one game's failure must not stop the others; its lease expires
+                log.exception("turn timer of game %s failed; it fires again later", game_id)
+        return len(due)
+
+    async def _handle(self, game_id: str, now: int) -> None:
+        try:
+            state, rest_since = await self._state_of(game_id)
+        except GameNotFound:
+            await self._timers.set(game_id, 2**62, None)
+            return
+        deadline = deadline_ms(state, rest_since)
+        seats = human_seats_to_act(state)
+        if deadline is None or not seats:
+            await self._timers.set(game_id, state.version, None)
+            return
+        if now >= deadline:
+            for seat in seats:
+                self._on_expired(game_id, seat, state.version)
+            # Held until the stand-in's decision moves the game on (which resets the timer);
+            # if it never comes, the timer fires again after the lease.
+            await self._timers.set(game_id, state.version, now + self._lease_ms)
+            return
+        if now >= warning_ms(state, deadline) and self._on_warning is not None:
+            for seat in seats:
+                await self._on_warning(game_id, seat, state.version, deadline)
+            await self._timers.set(game_id, state.version, deadline)
+            return
+        await self._timers.set(game_id, state.version, next_wake(state, rest_since, now))
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="turn-timers")
+
+    async def _run(self) -> None:
+        delay = POLL_INTERVAL_S
+        while True:
+            changed = self._timers.changed()
+            if changed is not None:
+                changed.clear()
+            try:
+                await self.sweep()
+                upcoming = await self._timers.next_wake_ms()
+                delay = POLL_INTERVAL_S
+                if upcoming is not None:
+                    delay = min(delay, max(0.0, (upcoming - self._now_ms()) / 1000))
+            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+                log.warning("turn timers unreachable (%s); retrying", error)
+                delay = min(delay * 2, 5.0)
+            if changed is None:
+                await asyncio.sleep(delay)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(delay):
+                        await changed.wait()
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None

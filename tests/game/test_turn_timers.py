@@ -1,0 +1,205 @@
+"""Turn timers: a timed decision warns its player, then a bot decides at the deadline; the
+timers are durable (a correspondence game's survives a restart) and any replica may fire one.
+
+The sweeps are driven by hand on an injected clock: no test waits for time to pass.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+
+from services.engine import MAX_TURN_SECONDS, BotLevel, SeatAssignment, legal_commands, to_act
+from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
+from services.game.service import GameApplication, NewGame
+from services.game.timers import (
+    InMemoryTurnTimers,
+    RedisTurnTimers,
+    TimerSweeper,
+    TurnTimers,
+)
+
+T0 = 1_900_000_000.0  # seconds; the injected clock starts here
+SEATS = tuple(SeatAssignment(f"p{seat}", f"Player {seat}") for seat in range(4))
+
+
+@dataclass
+class Clock:
+    now: float = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def at_ms(self, unix_ms: int) -> None:
+        self.now = unix_ms / 1000
+
+
+@dataclass
+class Calls:
+    expired: list[tuple[str, int, int]] = field(default_factory=list)
+    warned: list[tuple[str, int, int, int]] = field(default_factory=list)
+
+    def on_expired(self, game_id: str, seat: int, version: int) -> None:
+        self.expired.append((game_id, seat, version))
+
+    async def on_warning(self, game_id: str, seat: int, version: int, deadline: int) -> None:
+        self.warned.append((game_id, seat, version, deadline))
+
+
+@pytest.fixture(params=["memory", "redis"])
+async def parts(request: pytest.FixtureRequest) -> AsyncIterator[tuple[EventStore, TurnTimers]]:
+    if request.param == "memory":
+        yield InMemoryEventStore(), InMemoryTurnTimers()
+        return
+    url = request.getfixturevalue("fresh_redis_url")
+    store, timers = RedisEventStore.from_url(url), RedisTurnTimers.from_url(url)
+    yield store, timers
+    await store.close()
+    await timers.close()
+
+
+def _sweeper(app: GameApplication, timers: TurnTimers, calls: Calls, clock: Clock) -> TimerSweeper:
+    return TimerSweeper(
+        timers,
+        app.resting,
+        on_expired=calls.on_expired,
+        on_warning=calls.on_warning,
+        clock=clock,
+        lease_ms=30_000,
+    )
+
+
+async def _new_game(app: GameApplication, turn_seconds: int) -> str:
+    game_id, _ = await app.start_game(
+        NewGame(players=4, game_id="timed", seats=SEATS, turn_seconds=turn_seconds)
+    )
+    return game_id
+
+
+async def test_a_timed_decision_warns_then_a_bot_decides_at_the_deadline(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    store, timers = parts
+    clock, calls = Clock(), Calls()
+    app = GameApplication(store, timers=timers, clock=clock)
+    sweeper = _sweeper(app, timers, calls, clock)
+    game_id = await _new_game(app, 60)
+    state = await app.state(game_id)
+    seat = to_act(state)[0]
+    deadline = int(T0 * 1000) + 60_000
+    warning = deadline - 12_000  # a fifth of the turn before
+    seen = await app.view(game_id, seat)
+    assert seen.deadline_ms == deadline
+    assert await timers.next_wake_ms() == warning
+    clock.at_ms(warning - 1)
+    assert await sweeper.sweep() == 0
+    clock.at_ms(warning)
+    assert await sweeper.sweep() == 1
+    assert calls.warned == [(game_id, seat, state.version, deadline)]
+    assert calls.expired == []
+    assert await timers.next_wake_ms() == deadline
+    clock.at_ms(deadline)
+    assert await sweeper.sweep() == 1
+    assert calls.expired == [(game_id, seat, state.version)]
+    # Held for the lease: if the stand-in's decision never comes, the timer fires again.
+    assert await timers.next_wake_ms() == deadline + 30_000
+
+
+async def test_a_decision_in_time_restarts_the_clock_for_the_next(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    store, timers = parts
+    clock, calls = Clock(), Calls()
+    app = GameApplication(store, timers=timers, clock=clock)
+    sweeper = _sweeper(app, timers, calls, clock)
+    game_id = await _new_game(app, 60)
+    state = await app.state(game_id)
+    seat = to_act(state)[0]
+    clock.now = T0 + 30
+    await app.submit(
+        game_id,
+        seat,
+        random.Random(1).choice(legal_commands(state, seat)),
+        expected_version=state.version,
+        command_id="in-time",
+    )
+    after = await app.state(game_id)
+    new_deadline = int((T0 + 30) * 1000) + 60_000
+    assert (await app.view(game_id, None)).deadline_ms == new_deadline
+    assert await timers.next_wake_ms() == new_deadline - 12_000
+    clock.at_ms(int(T0 * 1000) + 60_000)  # the first decision's deadline: nothing is due
+    assert await sweeper.sweep() == 0
+    assert calls.expired == []
+    assert after.version > state.version
+
+
+async def test_an_older_state_never_overrides_a_newer_timer(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    _, timers = parts
+    await timers.set("g", 7, 5_000)
+    await timers.set("g", 6, 1_000)  # a slower replica's write of an older state
+    assert await timers.next_wake_ms() == 5_000
+    await timers.set("g", 8, None)
+    assert await timers.next_wake_ms() is None
+
+
+async def test_a_claimed_timer_is_held_for_its_lease_then_due_again(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    _, timers = parts
+    await timers.set("g", 1, 1_000)
+    assert await timers.claim_due(1_000, 500, 10) == ["g"]
+    assert await timers.claim_due(1_499, 500, 10) == []  # another replica finds it held
+    assert await timers.claim_due(1_500, 500, 10) == ["g"]
+
+
+async def test_a_game_without_people_to_wait_for_has_no_timer(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    store, timers = parts
+    app = GameApplication(store, timers=timers, clock=Clock())
+    levels = [BotLevel.EASY, BotLevel.NORMAL, BotLevel.HARD, BotLevel.EASY]
+    bots = tuple(
+        SeatAssignment(f"b{seat}", f"Bot {seat}", level) for seat, level in enumerate(levels)
+    )
+    await app.start_game(NewGame(players=4, game_id="bots", seats=bots, turn_seconds=60))
+    assert await timers.next_wake_ms() is None
+
+
+async def test_a_correspondence_game_survives_a_restart_and_times_out_days_later(
+    fresh_redis_url: str,
+) -> None:
+    clock, calls = Clock(), Calls()
+    store, timers = (
+        RedisEventStore.from_url(fresh_redis_url),
+        RedisTurnTimers.from_url(fresh_redis_url),
+    )
+    first = GameApplication(store, timers=timers, clock=clock)
+    game_id = await _new_game(first, MAX_TURN_SECONDS)
+    state = await first.state(game_id)
+    await store.close()
+    await timers.close()
+    # A new process: nothing of the first but what Redis holds.
+    store, timers = (
+        RedisEventStore.from_url(fresh_redis_url),
+        RedisTurnTimers.from_url(fresh_redis_url),
+    )
+    try:
+        second = GameApplication(store, timers=timers, clock=clock)
+        sweeper = _sweeper(second, timers, calls, clock)
+        deadline = int(T0 * 1000) + MAX_TURN_SECONDS * 1000
+        clock.at_ms(deadline - 61_000)
+        assert await sweeper.sweep() == 0
+        clock.at_ms(deadline - 60_000)  # a day-long turn warns a minute before, not hours
+        assert await sweeper.sweep() == 1
+        assert [call[1:] for call in calls.warned] == [(to_act(state)[0], state.version, deadline)]
+        clock.at_ms(deadline)
+        assert await sweeper.sweep() == 1
+        assert calls.expired == [(game_id, to_act(state)[0], state.version)]
+    finally:
+        await store.close()
+        await timers.close()
