@@ -1,16 +1,17 @@
 """What only the Redis store must prove: stored format, appends, replicas, outages.
 
-Its live reader has tests of its own (test_redis_live_tail.py).
+Its live reader has tests of its own (test_redis_live_tail.py), and so has its wire
+(test_redis_wire.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from redis.asyncio.connection import Connection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from services.eventstore import (
@@ -23,7 +24,7 @@ from services.eventstore import (
     open_store,
     verify_chain,
 )
-from services.eventstore.redis_streams import _pack
+from services.eventstore.redis.store import APPEND_SCRIPT
 from tests.store.redis_stores import GAME, StoreFactory
 from tests.support.redis_server import RedisServer
 
@@ -100,7 +101,7 @@ async def test_an_append_with_a_warm_head_cache_is_one_round_trip(
     store = make_store()
     await store.append(GAME, 0, [b"deal"])
     sent: list[object] = []
-    call = store._call
+    call = store._wire.call
     execute = store.redis.execute_command
 
     async def counting_call(*args: Any) -> Any:
@@ -111,7 +112,7 @@ async def test_an_append_with_a_warm_head_cache_is_one_round_trip(
         sent.append(args[0])
         return await execute(*args, **options)
 
-    monkeypatch.setattr(store, "_call", counting_call)
+    monkeypatch.setattr(store._wire, "call", counting_call)
     monkeypatch.setattr(store.redis, "execute_command", counting_execute)
     await store.append(GAME, 1, [b"bid", b"play"])
 
@@ -243,13 +244,6 @@ async def test_a_replica_behind_gets_a_conflict_with_the_actual_version(
     assert verify_chain(await replica_a.read(GAME)) is None
 
 
-def test_commands_are_packed_by_hiredis_byte_for_byte_as_redis_py_packs_them() -> None:
-    command = ("EVALSHA", "ab12", 1, "verrater:{g-1}:events", 7, b"\x00\xffpayload", "0" * 64)
-    assert _pack(command) == b"".join(Connection().pack_command(*command))
-    xread = ("XREAD", "COUNT", 512, "STREAMS", "verrater:{gäme}:events", b"0-0")
-    assert _pack(xread) == b"".join(Connection().pack_command(*xread))
-
-
 async def test_concurrent_racing_appends_each_get_their_own_answer(
     make_store: StoreFactory, raw_redis: aioredis.Redis
 ) -> None:
@@ -328,3 +322,10 @@ async def test_open_store_picks_the_implementation_from_the_url(fresh_redis_url:
 def test_a_decoding_client_is_refused(fresh_redis_url: str) -> None:
     with pytest.raises(ValueError, match="decode_responses"):
         RedisEventStore.from_url(f"{fresh_redis_url}?decode_responses=true")
+
+
+def test_the_append_script_chains_a_new_game_onto_the_genesis_hash() -> None:
+    # Lua cannot import GENESIS_HASH: the script spells it out, and must spell it the same.
+    literal = re.search(rb"local GENESIS_HASH = '([0-9a-f]*)'", APPEND_SCRIPT)
+    assert literal is not None, "append.lua no longer names GENESIS_HASH as a literal"
+    assert literal[1].decode() == GENESIS_HASH

@@ -132,14 +132,14 @@ async def test_a_subscriber_that_leaves_while_the_reader_connects_breaks_nothing
     # Hold the reader's first request (it asks Redis for its connection's id) in flight.
     connecting = asyncio.Event()
     release = asyncio.Event()
-    ask_id = store._reader.client_id
+    ask_id = store._wire.reader.client_id
 
     async def slow_client_id() -> int:
         connecting.set()
         await release.wait()
         return await ask_id()
 
-    monkeypatch.setattr(store._reader, "client_id", slow_client_id)
+    monkeypatch.setattr(store._wire.reader, "client_id", slow_client_id)
     early = store.subscribe(GAME)
     pending = asyncio.ensure_future(anext(early))
     await asyncio.wait_for(connecting.wait(), timeout=10)
