@@ -109,6 +109,10 @@ class StreamHub:
         self._changed = asyncio.Event()
         self._reader_id: int | None = None
         self._task: asyncio.Task[None] | None = None
+        self.rounds = 0
+        """Reads finished, with events or without (a block that ran out, an ``XREAD`` skipped
+        because everyone left while the reader connected): proof that the reader had its
+        chance, for whoever waits to see what it did with it."""
 
     @property
     def subscriber_count(self) -> int:
@@ -200,6 +204,7 @@ class StreamHub:
                     delay = min(delay * 2, RECONNECT_MAX_DELAY)
                     continue
                 delay = RECONNECT_FIRST_DELAY
+                self.rounds += 1
                 if reply:
                     self._dispatch(reply)
                     # Under load every XREAD returns at once with an event or two. Spacing them
