@@ -17,7 +17,7 @@ from .base import (
     verify_chain,
 )
 from .memory import InMemoryEventStore
-from .redis_streams import RedisEventStore
+from .redis import RedisEventStore
 
 __all__ = [
     "GENESIS_HASH",

@@ -155,7 +155,7 @@ class EventStore(abc.ABC):
     """Per-game append-only logs with optimistic concurrency and live tailing.
 
     Implementations: :class:`~services.eventstore.memory.InMemoryEventStore` (embedded mode, unit
-    tests) and :class:`~services.eventstore.redis_streams.RedisEventStore` (production). One
+    tests) and :class:`~services.eventstore.redis.RedisEventStore` (production). One
     contract test suite runs against both, so callers can rely on exactly what is written here.
     Usable as an async context manager that closes the store on exit.
     """

@@ -327,4 +327,5 @@ def test_the_build_context_builds_a_wheel_with_the_verrater_command(tmp_path: Pa
         scripts = archive.read(entry_points).decode()
     assert "services/api/verrater/v1/game_pb2.py" in names
     assert "services/engine/data/landscapes.json" in names
+    assert "services/eventstore/redis/append.lua" in names
     assert "verrater = services.cli:main" in scripts

@@ -1,0 +1,339 @@
+"""The Redis event store itself: appends, reads, heads and subscriptions on one game's stream.
+
+The layout it reads and writes is described in :mod:`services.eventstore.redis`. Its commands
+go through :mod:`.wire`, its live tails through :mod:`.hub`; what is left here is the store's
+own policy: the head cache that makes an append one round trip, the one retry after a dropped
+connection, and turning redis-py's errors into the store's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+from collections import OrderedDict
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
+from importlib import resources
+from typing import Any, TypeVar
+
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from ..base import (
+    GENESIS_HASH,
+    EventStore,
+    EventStoreError,
+    StoreClosed,
+    StoredEvent,
+    StoreUnavailable,
+    VersionConflict,
+    chain_events,
+    check_append_args,
+    check_game_id,
+    check_read_args,
+)
+from .entries import events_from_entries
+from .hub import RECONNECT_FIRST_DELAY, RECONNECT_MAX_DELAY, StreamHub, Subscriber
+from .wire import Arg, Reply, Wire
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+APPEND_SCRIPT = resources.files(__package__).joinpath("append.lua").read_bytes()
+"""The append script (package data beside this module); its arguments and replies are described
+at its top."""
+
+_APPEND_SHA = hashlib.sha1(APPEND_SCRIPT).hexdigest()
+
+
+@contextlib.contextmanager
+def _as_store_errors() -> Iterator[None]:
+    """Turn redis-py errors into the store's: transport errors are retryable
+    (:class:`StoreUnavailable`), a refused command (a foreign key type, say) is not."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError, TimeoutError) as exc:
+        raise StoreUnavailable(f"redis unreachable: {exc!r}") from exc
+    except ResponseError as exc:
+        raise EventStoreError(f"redis refused the command: {exc}") from exc
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class RedisEventStore(EventStore):
+    """:class:`EventStore` on Redis Streams; see :mod:`services.eventstore.redis` for the layout.
+
+    Holds its own connections for commands (at most ``max_connections``) and, once something
+    subscribes, one dedicated connection for the live reader. ``client_name`` names them in
+    ``CLIENT LIST`` (the reader as ``<client_name>-hub``) so operators can tell who holds which
+    connection. ``redis`` is a redis-py client on the same Redis, for operators' tools.
+
+    The live reader blocks up to ``block_ms`` per ``XREAD`` and starts them at most every
+    ``tail_interval_ms`` (or 50 µs per watched game, when that is longer) while events keep
+    coming: a few milliseconds more for a live update to reach a subscriber on another replica,
+    for a bounded cost of reading under load.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        key_prefix: str = "verrater",
+        client_name: str = "verrater-events",
+        block_ms: int = 1000,
+        tail_interval_ms: int = 5,
+        command_timeout: float = 5.0,
+        head_cache_size: int = 10_000,
+        inbox_limit: int = 1024,
+        max_connections: int = 64,
+    ) -> None:
+        self.key_prefix = key_prefix
+        self.client_name = client_name
+        self.command_timeout = command_timeout
+        self._wire = Wire(url, client_name=client_name, max_connections=max_connections)
+        self.redis = self._wire.redis
+        self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
+        self._head_cache_size = head_cache_size
+        self._inbox_limit = inbox_limit
+        self._resyncs = 0
+        self._hub = StreamHub(
+            self._wire.reader,
+            name=f"{client_name}-hub",
+            stream_key=self.stream_key,
+            remember_head=self.remember_head,
+            unblock=self._unblock,
+            block_ms=block_ms,
+            min_interval_ms=tail_interval_ms,
+            command_timeout=command_timeout,
+        )
+        self._closed = False
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> RedisEventStore:
+        """Store on the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+
+        ``options`` are the keyword arguments of the constructor. Connecting is lazy: a wrong
+        URL surfaces as :class:`StoreUnavailable` on first use. Keep ``socket_timeout`` out of
+        the URL's query (it would override ``command_timeout``'s reasons, see
+        :class:`~.wire.Wire`).
+        """
+        return cls(url, **options)
+
+    def stream_key(self, game_id: str) -> str:
+        """Redis key of the game's stream, hash-tagged by game id for Redis Cluster."""
+        return f"{self.key_prefix}:{{{game_id}}}:events"
+
+    async def append(
+        self, game_id: str, expected_version: int, payloads: Sequence[bytes]
+    ) -> list[StoredEvent]:
+        """See :meth:`EventStore.append`. One round trip when this process knows the head."""
+        self._check_open()
+        check_append_args(game_id, expected_version, payloads)
+        prev_hash = await self._hash_at(game_id, expected_version)
+        events = chain_events(game_id, expected_version, prev_hash, payloads)
+        args: list[Arg] = [expected_version, prev_hash]
+        for event in events:
+            args += [event.payload, event.hash]
+        reply, retried = await self._execute(
+            lambda: self._run_append_script(self.stream_key(game_id), args)
+        )
+        status = _text(reply[0])
+        if status == "ok":
+            self.remember_head(game_id, events[-1].version, events[-1].hash)
+            return events
+        actual, head_hash = int(reply[1]), _text(reply[2])
+        if retried and (actual, head_hash) == (events[-1].version, events[-1].hash):
+            # The first attempt ran but its reply was lost: the head is exactly our batch chained
+            # onto the version we expected, which the hash chain makes unambiguous.
+            self.remember_head(game_id, actual, head_hash)
+            return events
+        if status == "conflict":
+            # The script read this head atomically: the caller's retry will hit the cache.
+            self._heads[game_id] = (actual, head_hash)
+        else:
+            # Same version, other hash: the log was rewritten under us (restored backup,
+            # recreated game). Forget what we knew and let the caller reload.
+            self._heads.pop(game_id, None)
+        raise VersionConflict(game_id, expected_version, actual)
+
+    async def _run_append_script(self, key: str, args: list[Arg]) -> Reply:
+        """``EVALSHA`` of the append script, loading it first where Redis does not know it
+        (a restart, a failover, ``SCRIPT FLUSH``). Sent as a plain command: redis-py's Script
+        wrapper and its ``evalsha`` decorators were a sixth of an append's client time."""
+        call = self._wire.call
+        try:
+            return await call("EVALSHA", _APPEND_SHA, 1, key, *args)
+        except NoScriptError:
+            await call("SCRIPT", "LOAD", APPEND_SCRIPT)
+            return await call("EVALSHA", _APPEND_SHA, 1, key, *args)
+
+    async def read(
+        self, game_id: str, after_version: int = 0, limit: int | None = None
+    ) -> list[StoredEvent]:
+        """See :meth:`EventStore.read`: ``XRANGE`` from id ``0-<after_version + 1>``."""
+        self._check_open()
+        check_game_id(game_id)
+        check_read_args(after_version, limit)
+        key, first = self.stream_key(game_id), f"0-{after_version + 1}"
+        count: tuple[Arg, ...] = () if limit is None else ("COUNT", limit)
+        entries, _ = await self._execute(lambda: self._wire.call("XRANGE", key, first, "+", *count))
+        events = events_from_entries(game_id, entries)
+        if events:
+            self.remember_head(game_id, events[-1].version, events[-1].hash)
+        return events
+
+    async def version(self, game_id: str) -> int:
+        """See :meth:`EventStore.version`."""
+        return (await self.head(game_id))[0]
+
+    async def head(self, game_id: str) -> tuple[int, str]:
+        """See :meth:`EventStore.head`: the stream's last entry, read with ``XREVRANGE``."""
+        self._check_open()
+        check_game_id(game_id)
+        entries, _ = await self._execute(
+            lambda: self._wire.call("XREVRANGE", self.stream_key(game_id), "+", "-", "COUNT", 1)
+        )
+        if not entries:
+            return 0, GENESIS_HASH
+        event = events_from_entries(game_id, entries)[0]
+        self.remember_head(game_id, event.version, event.hash)
+        return event.version, event.hash
+
+    async def subscribe(
+        self, game_id: str, after_version: int = 0
+    ) -> AsyncGenerator[StoredEvent, None]:
+        """See :meth:`EventStore.subscribe`.
+
+        Catches up with ``XRANGE``, then joins the hub at the last version it yielded. Versions
+        make joining gap-free and duplicate-free: anything the hub delivers at or below
+        ``delivered`` is dropped, and any hole (the hub was ahead, or the inbox overflowed) is
+        filled by re-reading from Redis. Redis outages are waited out with backoff, because a
+        live tail has no caller to hand a retryable error to mid-stream.
+        """
+        self._check_open()
+        check_game_id(game_id)
+        check_read_args(after_version, None)
+        delivered = after_version
+        for event in await self._read_patiently(game_id, delivered):
+            delivered = event.version
+            yield event
+        subscriber = Subscriber(game_id, delivered, self._inbox_limit)
+        joined_new_game = self._hub.join(subscriber)
+        try:
+            if joined_new_game:
+                await self._hub.interrupt_block()
+            while True:
+                if subscriber.failure is not None:
+                    raise subscriber.failure
+                if subscriber.resync:
+                    subscriber.resync = False
+                    subscriber.inbox.clear()
+                    self._resyncs += 1
+                    for event in await self._read_patiently(game_id, subscriber.delivered):
+                        subscriber.delivered = event.version
+                        yield event
+                elif subscriber.inbox:
+                    event = subscriber.inbox.popleft()
+                    if event.version == subscriber.delivered + 1:
+                        subscriber.delivered = event.version
+                        yield event
+                    elif event.version > subscriber.delivered:
+                        # A hole: an XREAD issued before this game last left and rejoined the
+                        # hub answered from the old position. Re-read rather than skip.
+                        subscriber.resync = True
+                else:
+                    subscriber.wakeup.clear()
+                    await subscriber.wakeup.wait()
+        finally:
+            self._hub.leave(subscriber)
+
+    @property
+    def live_subscriptions(self) -> int:
+        """See :attr:`EventStore.live_subscriptions`."""
+        return self._hub.subscriber_count
+
+    @property
+    def resyncs(self) -> int:
+        """Times a live subscription re-read from Redis to fill a hole (a slow consumer's
+        overflowed inbox, or a join behind the hub): a health metric, normally near zero."""
+        return self._resyncs
+
+    @property
+    def hub_task(self) -> asyncio.Task[None] | None:
+        """The live reader task (one per store, whatever the number of subscribers)."""
+        return self._hub.task
+
+    async def close(self) -> None:
+        """Stop the live reader, end open subscriptions, close every connection. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._hub.stop(StoreClosed("the redis event store is closed"))
+        await self._wire.close()
+
+    def remember_head(self, game_id: str, version: int, event_hash: str) -> None:
+        """Record a (version, hash) this process has seen, for the next append's prev hash.
+
+        Keeps the highest version per game in a bounded LRU. A stale entry is harmless: the
+        append script rejects any prev hash that is not the stream's current last hash.
+        """
+        known = self._heads.get(game_id)
+        if known is None or known[0] < version:
+            self._heads[game_id] = (version, event_hash)
+        self._heads.move_to_end(game_id)
+        while len(self._heads) > self._head_cache_size:
+            self._heads.popitem(last=False)
+
+    async def _execute(self, command: Callable[[], Awaitable[T]]) -> tuple[T, bool]:
+        """Run one Redis call, once more if its connection dropped; return (result, retried).
+
+        After a Redis restart or failover every pooled connection is dead and only its first
+        use finds out, so one immediate retry on a fresh connection hides that. A second drop
+        means Redis is really unreachable. Timeouts are not retried: the command may be running.
+        A timeout disconnects the connection (redis-py drops it on any interrupted read). The
+        deadline includes waiting for a free connection when ``max_connections`` are busy.
+        """
+        with _as_store_errors():
+            try:
+                async with asyncio.timeout(self.command_timeout):
+                    return await command(), False
+            except RedisConnectionError:
+                logger.info("redis connection dropped; retrying once on a fresh connection")
+                async with asyncio.timeout(self.command_timeout):
+                    return await command(), True
+
+    async def _unblock(self, client_id: int) -> None:
+        """``CLIENT UNBLOCK`` of the live reader's connection, for the hub."""
+        await self._execute(lambda: self._wire.call("CLIENT", "UNBLOCK", client_id))
+
+    async def _hash_at(self, game_id: str, version: int) -> str:
+        """Hash of the event at ``version``: from the cache, or by reading the head."""
+        if version == 0:
+            return GENESIS_HASH
+        known = self._heads.get(game_id)
+        if known is not None and known[0] == version:
+            return known[1]
+        actual, head_hash = await self.head(game_id)
+        if actual != version:
+            raise VersionConflict(game_id, version, actual)
+        return head_hash
+
+    async def _read_patiently(self, game_id: str, after_version: int) -> list[StoredEvent]:
+        """:meth:`read` that waits out Redis outages with capped exponential backoff."""
+        delay = RECONNECT_FIRST_DELAY
+        while True:
+            try:
+                return await self.read(game_id, after_version)
+            except StoreUnavailable as exc:
+                logger.warning("subscription read failed (%s); retrying in %.2fs", exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RECONNECT_MAX_DELAY)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreClosed("the redis event store is closed")
