@@ -1,9 +1,12 @@
-# Quick start: `make run` plays/serves, `make test` runs every check. Both create .venv first.
+# Quick start: `make run` serves the backend, `make play` plays it, `make test` runs every check.
+# Every target creates .venv first.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# The API's last release: `buf breaking` compares the contract with its image (see proto/README.md).
+RELEASE_IMAGE := proto/releases/v1.0.0.json
 
-.PHONY: run test lint typecheck bench clean
+.PHONY: run play test lint contracts api bench proto-release clean
 
 $(BIN)/verrater: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +17,28 @@ $(BIN)/verrater: pyproject.toml
 run: $(BIN)/verrater
 	$(BIN)/verrater serve
 
-test: $(BIN)/verrater
+play: $(BIN)/verrater
+	$(BIN)/verrater play
+
+test: lint contracts api
+	$(BIN)/pytest
+
+lint: $(BIN)/verrater
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest
+
+# The architecture's import rules (pyproject.toml [tool.importlinter], docs/ARCHITECTURE.md).
+contracts: $(BIN)/verrater
+	$(BIN)/lint-imports --no-cache
+
+# The API contract: Buf's STANDARD lint, and no breaking change since the last release.
+api: $(BIN)/verrater
+	$(BIN)/buf lint
+	$(BIN)/buf breaking --against $(RELEASE_IMAGE)
+
+# Freeze the contract as released: write its image for `buf breaking` (then tag the commit).
+proto-release: $(BIN)/verrater
+	$(BIN)/buf build --exclude-source-info -o $(RELEASE_IMAGE)
 
 bench: $(BIN)/verrater
 	$(BIN)/verrater bench engine --players 4 --games 2000

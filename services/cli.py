@@ -12,8 +12,7 @@ from typing import Any
 
 def _demo(args: argparse.Namespace) -> int:
     from services.audit.story import tell
-    from services.engine import Ruleset
-    from services.engine.simulate import play_random_game
+    from services.engine import Ruleset, play_random_game
 
     rng = random.Random(args.seed)
     game = play_random_game(Ruleset.standard(args.players), rng)

@@ -19,6 +19,15 @@ import random
 from dataclasses import dataclass
 
 from services.engine import (
+    CARDS_SCORED_PER_TRADING_POST,
+    DIPLOMAT_BONUS,
+    DRAW_CAP,
+    HAND_LIMIT,
+    MAX_TRADING_POSTS,
+    RING_SIZE,
+    STRATEGIST_POINTS,
+    SUPPLY_CARDS,
+    TRAITOR_POINTS,
     ActionCard,
     BuildingSide,
     ChooseConflict,
@@ -35,17 +44,6 @@ from services.engine import (
     PlayerView,
     PlaySupply,
     Ruleset,
-)
-from services.engine.cards import (
-    CARDS_SCORED_PER_TRADING_POST,
-    DIPLOMAT_BONUS,
-    DRAW_CAP,
-    HAND_LIMIT,
-    MAX_TRADING_POSTS,
-    RING_SIZE,
-    STRATEGIST_POINTS,
-    SUPPLY_CARDS,
-    TRAITOR_POINTS,
 )
 
 from .knowledge import Knowledge

@@ -38,9 +38,9 @@ from services.engine import (
     Ruleset,
     execute,
     legal_commands,
+    sample_state,
     to_act,
 )
-from services.engine.infoset import sample_state
 
 from .heuristic import HeuristicPolicy, explain, scores
 from .knowledge import Knowledge

@@ -13,21 +13,26 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from services.engine import ActionCard, Event, ExplicitSetup, House, LandscapeType
-from services.engine.cards import STARTING_HAND, SUPPLY_CARDS
-from services.engine.events import (
+from services.engine import (
+    STARTING_HAND,
+    SUPPLY_CARDS,
+    ActionCard,
     ActionCardsDealt,
     CardsDiscarded,
     DiscardPileReshuffled,
+    Event,
+    ExplicitSetup,
     GameCreated,
     GameEnded,
+    House,
+    LandscapeType,
     RingLaidOut,
     RoundStarted,
     StartPlayerChosen,
     SupplyDealt,
     SupplyDiscarded,
+    shuffled,
 )
-from services.engine.rng import shuffled
 
 from .findings import Finding, FindingKind, plain
 

@@ -14,21 +14,19 @@ from dataclasses import dataclass
 from services.audit.story import tell
 from services.engine import (
     ActionCard,
-    Event,
-    GameState,
-    Phase,
-    evolve,
-    initial_state,
-    redact_event,
-)
-from services.engine.events import (
     ActionCardPicked,
     ActionCardsDealt,
     CardsDrawn,
     DiscardPileReshuffled,
+    Event,
+    GameState,
+    Phase,
     RoundEnded,
     RoundStarted,
     SupplyDealt,
+    evolve,
+    initial_state,
+    redact_event,
 )
 
 from .export import LogEntry, LogFormatError, records_of

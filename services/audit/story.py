@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from services.engine import ActionCard, BuildingSide, House, LandscapeType, Phase
-from services.engine.events import (
+from services.engine import (
+    ActionCard,
     ActionCardsRevealed,
     AllegianceSwitched,
     BuildingFlipped,
     BuildingMoved,
     BuildingPlaced,
+    BuildingSide,
     BuildPassed,
     CardsDiscarded,
     CardsDrawn,
@@ -25,7 +26,10 @@ from services.engine.events import (
     FirstEstatePlaced,
     GameCreated,
     GameEnded,
+    House,
     LandscapeFlipped,
+    LandscapeType,
+    Phase,
     PhaseBegan,
     PointsAwarded,
     RingLaidOut,

@@ -21,11 +21,21 @@ from dataclasses import dataclass, fields
 
 from services.codec import MalformedMessage, Record, decode_record, encode_record
 from services.engine import (
+    ActionCardPicked,
+    BuildingFlipped,
+    BuildingMoved,
+    BuildingPlaced,
+    BuildPassed,
+    CardsDiscarded,
     ChooseConflict,
+    ConflictChosen,
     CreateGame,
     DiscardCards,
     Event,
+    FirstEstatePlaced,
     FlipBuilding,
+    GameCreated,
+    GameEnded,
     GameState,
     MoveBuilding,
     PassBuild,
@@ -35,25 +45,13 @@ from services.engine import (
     PlaceFirstEstate,
     PlayerCommand,
     PlaySupply,
+    PointsAwarded,
     Ruleset,
     RuleViolation,
+    SupplyPlayed,
     deciding_seat,
     execute,
     initial_state,
-)
-from services.engine.events import (
-    ActionCardPicked,
-    BuildingFlipped,
-    BuildingMoved,
-    BuildingPlaced,
-    BuildPassed,
-    CardsDiscarded,
-    ConflictChosen,
-    FirstEstatePlaced,
-    GameCreated,
-    GameEnded,
-    PointsAwarded,
-    SupplyPlayed,
 )
 from services.eventstore import GENESIS_HASH, chain_hash
 

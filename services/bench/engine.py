@@ -6,8 +6,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from services.engine import Ruleset
-from services.engine.simulate import play_random_game
+from services.engine import Ruleset, play_random_game
 
 
 @dataclass(frozen=True, slots=True)

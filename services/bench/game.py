@@ -24,8 +24,7 @@ from grpc import aio
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.codec import Record, decode_record, encode_record
 from services.devtools.redis_server import local_redis
-from services.engine import Ruleset, fold
-from services.engine.simulate import play_random_game
+from services.engine import Ruleset, fold, play_random_game
 from services.eventstore import RedisEventStore
 from services.rpc import Role, TokenIssuer, bearer
 

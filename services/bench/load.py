@@ -72,9 +72,9 @@ async def _one_game(
     table = (await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=player)).table
     for _ in range(3):
         await lobby.AddBot(
-                lobby_pb2.AddBotRequest(table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL),
-                metadata=player,
-            )
+            lobby_pb2.AddBotRequest(table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL),
+            metadata=player,
+        )
     table = (
         await lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=player)
     ).table

@@ -8,11 +8,19 @@ the fold of its events; see shared/RULES.md for the rules and shared/ARCHITECTUR
 from .buildings import Building, productive_estates, trading_posts, unplaced_buildings
 from .cards import (
     ACTION_CARD_SPECS,
+    CARDS_SCORED_PER_TRADING_POST,
     DEFAULT_CARD_TABLE,
+    DIPLOMAT_BONUS,
     DRAW_CAP,
     HAND_LIMIT,
+    MAX_TRADING_POSTS,
     PLAYER_COUNTS,
     PLAYER_COUNTS_TEXT,
+    RING_SIZE,
+    STARTING_HAND,
+    STRATEGIST_POINTS,
+    SUPPLY_CARDS,
+    TRAITOR_POINTS,
     ActionCard,
     ActionCardSpec,
     BuildingSide,
@@ -81,8 +89,9 @@ from .events import (
 )
 from .infoset import sample_state
 from .legal import legal_commands
-from .rng import SEED_BYTES, new_seed
+from .rng import SEED_BYTES, new_seed, shuffled
 from .rules import decide, execute
+from .simulate import PlayedGame, play_random_game
 from .state import (
     ConflictSummary,
     GameState,
@@ -93,19 +102,27 @@ from .state import (
 )
 from .strength import HouseStrength, house_strength
 from .turns import DecisionKind, Turn, at_rest, to_act, whose_turn
-from .view import LandscapeView, PlayerView, SeatView, redact_event, view
+from .views import LandscapeView, PlayerView, SeatView, redact_event, view
 
 __all__ = [
     "ACTION_CARD_SPECS",
+    "CARDS_SCORED_PER_TRADING_POST",
     "DECISION_EVENTS",
     "DEFAULT_CARD_TABLE",
+    "DIPLOMAT_BONUS",
     "DRAW_CAP",
     "HAND_LIMIT",
+    "MAX_TRADING_POSTS",
     "MAX_TURN_SECONDS",
     "MIN_TURN_SECONDS",
     "PLAYER_COUNTS",
     "PLAYER_COUNTS_TEXT",
+    "RING_SIZE",
     "SEED_BYTES",
+    "STARTING_HAND",
+    "STRATEGIST_POINTS",
+    "SUPPLY_CARDS",
+    "TRAITOR_POINTS",
     "ActionCard",
     "ActionCardPicked",
     "ActionCardSpec",
@@ -153,6 +170,7 @@ __all__ = [
     "PlaceBuilding",
     "PlaceFirstEstate",
     "PlaySupply",
+    "PlayedGame",
     "PlayerCommand",
     "PlayerView",
     "PointsAwarded",
@@ -182,9 +200,11 @@ __all__ = [
     "legal_commands",
     "load_card_table",
     "new_seed",
+    "play_random_game",
     "productive_estates",
     "redact_event",
     "sample_state",
+    "shuffled",
     "supply_count",
     "to_act",
     "trading_posts",

@@ -42,7 +42,7 @@ from .cards import ALL_ACTION_CARDS, STARTING_HAND, SUPPLY_CARDS, ActionCard, Ru
 from .events import Phase
 from .rng import SEED_BYTES
 from .state import GameState, remove_cards
-from .view import PlayerView
+from .views import PlayerView
 
 #: Phases of a round in which no card has been drawn yet: in round 1 hands are still exact.
 _BEFORE_THE_DRAW = frozenset(

@@ -87,6 +87,5 @@ class NotYourSeat(ServiceError):
     def __init__(self, game_id: str) -> None:
         super().__init__(
             Reason.NOT_YOUR_SEAT,
-            f"your token is not bound to a seat in game {game_id}; ask the lobby for a seat "
-            "token",
+            f"your token is not bound to a seat in game {game_id}; ask the lobby for a seat token",
         )

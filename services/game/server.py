@@ -9,14 +9,12 @@ each with its stable reason. A refused request changes nothing.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import AsyncIterator, Callable
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.codec import (
     bot_level_from_proto,
-    command_from_proto,
     event_to_proto,
     ruleset_to_proto,
     setup_from_proto,
@@ -24,7 +22,7 @@ from services.codec import (
 )
 from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, Ruleset, SeatAssignment, view
 from services.errors import Reason, ServiceError
-from services.observability import COMMAND_SECONDS, COMMANDS, bind_call
+from services.observability import bind_call
 from services.rpc import (
     Context,
     Identity,
@@ -32,107 +30,15 @@ from services.rpc import (
     Role,
     authenticated,
     checked_id,
-    classified,
-    refusal,
 )
 
-from .errors import NotYourSeat
-from .play import Answer, PlaySession, Submission
-from .service import GameApplication, NewGame, Update, WatchMode
+from . import messages
+from .play import Answer, PlaySession
+from .service import GameApplication, NewGame
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 #: Decisions sent on a Play stream count against SubmitCommand's rate limit.
 SUBMIT_METHOD = f"/{SERVICE_NAME}/SubmitCommand"
-MAX_COMMAND_ID = 128
-COMMAND_ID = re.compile(rf"[A-Za-z0-9_.:-]{{1,{MAX_COMMAND_ID}}}")
-_WATCH_MODES = {
-    game_pb2.WATCH_MODE_EVENTS: WatchMode.EVENTS,
-    game_pb2.WATCH_MODE_VIEWS: WatchMode.VIEWS,
-    game_pb2.WATCH_MODE_TURNS: WatchMode.TURNS,
-}
-
-
-def _seat(identity: Identity, game_id: str) -> int:
-    seat = identity.seat_in(game_id)
-    if seat is None:
-        raise NotYourSeat(game_id)
-    return seat
-
-
-def _from_version(value: int) -> int:
-    if value < 0:
-        raise ServiceError(
-            Reason.MALFORMED_REQUEST, "from_version cannot be negative", field="from_version"
-        )
-    return value
-
-
-def _submission(
-    request: game_pb2.SubmitCommandRequest, identity: Identity, seat: int
-) -> Submission:
-    """The decision a request carries; what is wrong with it becomes the refusal."""
-    kind = request.command.WhichOneof("command") or "none"
-    try:
-        if request.turn_timer_expired and identity.role is not Role.SERVICE:
-            raise ServiceError(
-                Reason.SERVICE_ONLY,
-                "only the AI service decides for a seat whose turn timer ran out",
-            )
-        if not request.command_id:
-            raise ServiceError(
-                Reason.MISSING_FIELD,
-                "command_id is required: an id of your choice for this command, so a retry "
-                "applies it once",
-                field="command_id",
-            )
-        if COMMAND_ID.fullmatch(request.command_id) is None:
-            raise ServiceError(
-                Reason.INVALID_ID,
-                f"command_id must be 1-{MAX_COMMAND_ID} letters, digits or '-_.:'",
-                field="command_id",
-            )
-        if request.expected_version <= 0:
-            raise ServiceError(
-                Reason.MISSING_FIELD
-                if request.expected_version == 0
-                else Reason.MALFORMED_REQUEST,
-                "expected_version is required: the version of the view the command was "
-                "chosen from",
-                field="expected_version",
-            )
-        command = command_from_proto(request.command, seat)
-    except Exception as error:
-        return Submission(request.command_id, None, None, refusal=error, kind=kind)
-    return Submission(
-        request.command_id,
-        request.expected_version,
-        command,
-        request.turn_timer_expired,
-        kind=kind,
-    )
-
-
-def _outcome(error: Exception | None) -> str:
-    if error is None:
-        return "applied"
-    refused = classified(error)
-    return "internal" if refused is None else refused.code.name.lower()
-
-
-def _count(kind: str, outcome: str, started: float) -> None:
-    COMMANDS.labels(kind, outcome).inc()
-    COMMAND_SECONDS.observe(time.perf_counter() - started)
-
-
-def _update_message(update: Update, game_id: str) -> game_pb2.GameUpdate:
-    message = game_pb2.GameUpdate(version=update.version)
-    if update.event is not None:
-        message.event.CopyFrom(event_to_proto(update.event))
-        message.event.turn_timer_expired = update.turn_timer_expired
-        message.event.command_id = update.command_id
-    if update.view is not None:
-        message.view.CopyFrom(view_to_proto(update.view, game_id, update.deadline_ms))
-    return message
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
@@ -150,9 +56,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         game_id = checked_id(request.game_id, "game_id")
         identity = authenticated()
         seen = await self.app.view(game_id, identity.seat_in(game_id))
-        return game_pb2.GetViewResponse(
-            view=view_to_proto(seen.view, game_id, seen.deadline_ms)
-        )
+        return game_pb2.GetViewResponse(view=view_to_proto(seen.view, game_id, seen.deadline_ms))
 
     async def SubmitCommand(
         self, request: game_pb2.SubmitCommandRequest, context: Context
@@ -163,9 +67,11 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         try:
             identity = authenticated()
             game_id = checked_id(request.game_id, "game_id")
-            seat = _seat(identity, game_id)
-            bind_call(game_id=game_id, seat=seat, command_id=request.command_id[:MAX_COMMAND_ID])
-            submission = _submission(request, identity, seat)
+            seat = messages.seat_of(identity, game_id)
+            bind_call(
+                game_id=game_id, seat=seat, command_id=request.command_id[: messages.MAX_COMMAND_ID]
+            )
+            submission = messages.submission(request, identity, seat)
             if submission.refusal is not None:
                 raise submission.refusal
             assert submission.command is not None
@@ -178,9 +84,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 turn_timer_expired=submission.turn_timer_expired,
             )
         except Exception as error:
-            _count(kind, _outcome(error), started)
+            messages.count_command(kind, messages.outcome(error), started)
             raise
-        _count(kind, "replayed" if result.replayed else "applied", started)
+        messages.count_command(kind, "replayed" if result.replayed else "applied", started)
         if request.version_only:
             return game_pb2.SubmitCommandResponse(
                 version=result.version, event_count=len(result.events)
@@ -200,7 +106,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         """Events after from_version, then live, redacted for the caller."""
         game_id = checked_id(request.game_id, "game_id")
         identity = authenticated()
-        mode = _WATCH_MODES.get(request.mode)
+        mode = messages.WATCH_MODES.get(request.mode)
         if mode is None:
             if request.mode == game_pb2.WATCH_MODE_UNSPECIFIED:
                 raise ServiceError(
@@ -212,10 +118,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 Reason.MALFORMED_REQUEST, f"unknown watch mode {request.mode}", field="mode"
             )
         updates = self.app.updates(
-            game_id, identity.seat_in(game_id), _from_version(request.from_version), mode
+            game_id, identity.seat_in(game_id), messages.from_version(request.from_version), mode
         )
         async for update in updates:
-            yield game_pb2.WatchResponse(update=_update_message(update, game_id))
+            yield game_pb2.WatchResponse(update=messages.update_message(update, game_id))
             del update  # not held while the next is awaited
 
     async def Play(
@@ -231,21 +137,21 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 field="open",
             )
         game_id = checked_id(first.open.game_id, "game_id")
-        seat = _seat(identity, game_id)
+        seat = messages.seat_of(identity, game_id)
         session = PlaySession(
             self.app,
             game_id,
             seat,
-            from_version=_from_version(first.open.from_version),
+            from_version=messages.from_version(first.open.from_version),
             admit=self._admission(identity),
         )
         del first
-        decisions = self._decisions(requests, identity, game_id, seat)
+        decisions = messages.decisions(requests, identity, game_id, seat)
         async for item in session.run(decisions):
             if isinstance(item, Answer):
-                yield game_pb2.PlayResponse(result=self._result(item))
+                yield game_pb2.PlayResponse(result=messages.command_result(item))
             else:
-                yield game_pb2.PlayResponse(turn=_update_message(item, game_id))
+                yield game_pb2.PlayResponse(turn=messages.update_message(item, game_id))
             del item
 
     def _admission(self, identity: Identity) -> Callable[[], None] | None:
@@ -253,56 +159,6 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         if limiter is None or identity.role is Role.SERVICE:
             return None
         return lambda: limiter.check(SUBMIT_METHOD, identity.subject)
-
-    @staticmethod
-    async def _decisions(
-        requests: AsyncIterator[game_pb2.PlayRequest], identity: Identity, game_id: str, seat: int
-    ) -> AsyncIterator[Submission]:
-        """The stream's decisions; a second open (or an empty message) ends the stream."""
-        async for request in requests:
-            kind = request.WhichOneof("request")
-            if kind != "command":
-                raise ServiceError(
-                    Reason.MALFORMED_REQUEST,
-                    "a Play stream is opened once: send only `command` messages after the first"
-                    if kind == "open"
-                    else "a PlayRequest must carry `open` or `command`",
-                    field="request",
-                )
-            command = request.command
-            if command.game_id and command.game_id != game_id:
-                mismatch = ServiceError(
-                    Reason.MALFORMED_REQUEST,
-                    f"this Play stream plays game {game_id}: leave game_id empty, or open "
-                    f"another stream for {command.game_id}",
-                    field="game_id",
-                )
-                yield Submission(command.command_id, None, None, refusal=mismatch, kind="none")
-            else:
-                yield _submission(command, identity, seat)
-            del request, command
-
-    @staticmethod
-    def _result(answer: Answer) -> game_pb2.CommandResult:
-        submission = answer.submission
-        message = game_pb2.CommandResult(command_id=submission.command_id)
-        if answer.result is not None:
-            outcome = "replayed" if answer.result.replayed else "applied"
-            message.applied.version = answer.result.version
-            message.applied.event_count = len(answer.result.events)
-        else:
-            assert answer.refusal is not None
-            refused = refusal(answer.refusal)
-            outcome = refused.code.name.lower()
-            message.refused.code = refused.code.value[0]
-            message.refused.message = refused.message
-            message.refused.reason = refused.reason.value
-            message.refused.metadata.update(refused.metadata)
-            if refused.violation is not None:
-                message.refused.violation.CopyFrom(refused.violation)
-        COMMANDS.labels(submission.kind, outcome).inc()
-        COMMAND_SECONDS.observe(answer.seconds)
-        return message
 
     async def GetLog(
         self, request: game_pb2.GetLogRequest, context: Context

@@ -377,9 +377,7 @@ class GameApplication:
                         raise StaleVersion(expected_version, game.state.version)
                     continue
                 events, state = execute(game.state, command)
-                records = [
-                    Record(events[0], command_id, turn_timer_expired, self._now_ms())
-                ]
+                records = [Record(events[0], command_id, turn_timer_expired, self._now_ms())]
                 records.extend(Record(event) for event in events[1:])
                 payloads = [encode_record(r) for r in records]
                 try:

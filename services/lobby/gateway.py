@@ -17,8 +17,8 @@ from services.engine import (
     SeatAssignment,
     execute,
     initial_state,
+    new_seed,
 )
-from services.engine.rng import new_seed
 from services.errors import Reason, ServiceError
 from services.rpc import Role, TokenIssuer, bearer
 

@@ -26,7 +26,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from services.codec import MalformedMessage, decode_record
-from services.engine.events import GameEnded
+from services.engine import GameEnded
 from services.eventstore import EventStore, RedisEventStore, StoreUnavailable
 
 from .feed import GAME_ID_FIELD, INBOX_KEY
