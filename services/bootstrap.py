@@ -306,7 +306,10 @@ async def serve(config: Config, services: frozenset[str]) -> None:
     _tune_garbage_collector()
     where = config.redis_url or "the in-memory store"
     log.info(
-        "%s listening on port %d, state in %s", ", ".join(sorted(services)), backend.port, where
+        "%s listening on port %d, state in %s",
+        ", ".join(sorted(services | ({"stats"} if "game" in services else set()))),
+        backend.port,
+        where,
     )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

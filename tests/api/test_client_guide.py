@@ -1,0 +1,20 @@
+"""docs/CLIENTS.md lists every reason a request can be refused for, with its status code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from services.errors import Reason
+from services.rpc import STATUS_CODES
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "CLIENTS.md"
+
+
+def test_the_guide_lists_every_reason_with_its_status_code() -> None:
+    rows = re.findall(r"^\| `([A-Z_]+)` \| ([A-Z_]+) \| (.+) \|$", GUIDE.read_text(), re.M)
+    listed = {reason: code for reason, code, _ in rows}
+    assert len(listed) == len(rows), "a reason is listed twice"
+    assert listed == {reason.value: code.name for reason, code in STATUS_CODES.items()}
+    assert set(listed) == {reason.value for reason in Reason}
+    assert all(meaning.strip() for _, _, meaning in rows)
