@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import ipaddress
 import logging
+import secrets
 import signal
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -23,14 +25,14 @@ from services.ai.dispatch import BotScheduler, CeleryLauncher, InProcessLauncher
 from services.ai.server import AiServicer
 from services.ai.turns import GameClient
 from services.api.verrater.v1 import (
-        ai_pb2,
-        ai_pb2_grpc,
-        game_pb2,
-        game_pb2_grpc,
-        lobby_pb2,
-        lobby_pb2_grpc,
-        stats_pb2,
-        stats_pb2_grpc,
+    ai_pb2,
+    ai_pb2_grpc,
+    game_pb2,
+    game_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    stats_pb2,
+    stats_pb2_grpc,
 )
 from services.config import Config
 from services.eventstore import EventStore, InMemoryEventStore, open_store
@@ -42,13 +44,20 @@ from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication
 from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
 from services.observability import start_metrics
-from services.rpc import DEVELOPMENT_SECRET, RateLimit, RateLimiter, ServiceInterceptor
+from services.rpc import (
+    DEVELOPMENT_SECRET,
+    MIN_SECRET_BYTES,
+    RateLimit,
+    RateLimiter,
+    ServiceInterceptor,
+    StreamQuota,
+)
 from services.stats import (
-        FinishedGameFeed,
-        InMemoryStats,
-        RedisStats,
-        StatsProjection,
-        StatsProjector,
+    FinishedGameFeed,
+    InMemoryStats,
+    RedisStats,
+    StatsProjection,
+    StatsProjector,
 )
 from services.stats.server import StatsServicer
 
@@ -76,17 +85,17 @@ MAX_PENDING_CALLS = 10_000
 
 
 def rate_limits(config: Config) -> dict[str, RateLimit]:
-        """Which methods count against which per-player limit."""
-        limits: dict[str, RateLimit] = {}
-        if config.command_rate > 0:
-            command = RateLimit("command", config.command_rate, 2 * config.command_rate)
-            limits[f"/{GAME_SERVICE}/SubmitCommand"] = command
-            limits[f"/{AI_SERVICE}/SuggestMove"] = command
-        if config.lobby_rate > 0:
-            lobby = RateLimit("lobby", config.lobby_rate, 4 * config.lobby_rate)
-            for name in LOBBY_ACTIONS:
-                limits[f"/{LOBBY_SERVICE}/{name}"] = lobby
-        return limits
+    """Which methods count against which per-player limit."""
+    limits: dict[str, RateLimit] = {}
+    if config.command_rate > 0:
+        command = RateLimit("command", config.command_rate, 2 * config.command_rate)
+        limits[f"/{GAME_SERVICE}/SubmitCommand"] = command
+        limits[f"/{AI_SERVICE}/SuggestMove"] = command
+    if config.lobby_rate > 0:
+        lobby = RateLimit("lobby", config.lobby_rate, 4 * config.lobby_rate)
+        for name in LOBBY_ACTIONS:
+            limits[f"/{LOBBY_SERVICE}/{name}"] = lobby
+    return limits
 
 
 @dataclass(slots=True)
@@ -193,7 +202,15 @@ async def start_backend(
     issuer = config.issuer
     limiter = RateLimiter(rate_limits(config))
     server = aio.server(
-        interceptors=[ServiceInterceptor(issuer, PUBLIC_METHODS, limiter, clock=clock)],
+        interceptors=[
+            ServiceInterceptor(
+                issuer,
+                PUBLIC_METHODS,
+                limiter,
+                streams=StreamQuota(config.streams_per_player),
+                clock=clock,
+            )
+        ],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.so_reuseport", 0),
@@ -238,7 +255,9 @@ async def start_backend(
             backend.closers.append(sweeper.stop)
         stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(stats), server)
         names.append(STATS_SERVICE)
-        game_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(backend.game, limiter), server)
+        game_pb2_grpc.add_GameServiceServicer_to_server(
+            GameServicer(backend.game, limiter, stream_backlog=config.stream_backlog), server
+        )
         names.append(GAME_SERVICE)
     if "lobby" in services:
         if lobby_store is None:
@@ -293,14 +312,49 @@ def _tune_garbage_collector() -> None:
     gc.set_threshold(50_000, 20, 20)
 
 
-async def serve(config: Config, services: frozenset[str]) -> None:
-    """`verrater serve [game|lobby|ai]`: run until SIGTERM or SIGINT, then shut down cleanly."""
-    distributed = config.redis_url is not None or services != ALL_SERVICES
-    if distributed and config.token_secret == DEVELOPMENT_SECRET:
+def secured(config: Config, services: frozenset[str]) -> Config:
+    """The configuration with a token secret safe for where it listens: a configured secret of
+    at least MIN_SECRET_BYTES; without one, the development secret (public in the source) only
+    while every port is on loopback, where only local processes reach it. Embedded mode on
+    another address gets a random secret of its own (tokens end with the process); distributed
+    mode, whose processes must share a secret, refuses to start."""
+    if config.token_secret != DEVELOPMENT_SECRET:
+        if len(config.token_secret.encode()) < MIN_SECRET_BYTES:
+            raise SystemExit(
+                f"VERRATER_TOKEN_SECRET is too short: use at least {MIN_SECRET_BYTES} random "
+                "bytes (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(48))'`)"
+            )
+        return config
+    if config.redis_url is not None or services != ALL_SERVICES:
         raise SystemExit(
             "refusing to run a distributed deployment with the development token secret: "
             "set VERRATER_TOKEN_SECRET"
         )
+    if is_loopback(config.bind):
+        return config
+    log.warning(
+        "VERRATER_TOKEN_SECRET is not set and %s is reachable from other hosts: tokens are "
+        "signed with a random secret made for this process (they end when it stops); set "
+        "VERRATER_TOKEN_SECRET to keep them across restarts",
+        config.bind,
+    )
+    return replace(config, token_secret=secrets.token_urlsafe(48))
+
+
+def is_loopback(address: str) -> bool:
+    """Whether `host:port` (or `[v6]:port`) listens on a loopback address only."""
+    host = address.rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+async def serve(config: Config, services: frozenset[str]) -> None:
+    """`verrater serve [game|lobby|ai]`: run until SIGTERM or SIGINT, then shut down cleanly."""
+    config = secured(config, services)
     start_metrics(config.metrics_port)
     backend = await start_backend(config, services)
     _tune_garbage_collector()

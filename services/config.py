@@ -34,6 +34,10 @@ class Config:
     # Per player and second, bursts of twice as many (0: no limit).
     command_rate: float = 20.0
     lobby_rate: float = 5.0
+    # Streams one player may have open at once, per process (0: no limit).
+    streams_per_player: int = 32
+    # Answers a Play stream may hold for a client that does not read before it is cut off.
+    stream_backlog: int = 32
 
     @classmethod
     def from_env(cls) -> Config:
@@ -41,7 +45,7 @@ class Config:
         return cls(
             bind=env.get("VERRATER_BIND", cls.bind),
             redis_url=env.get("REDIS_URL") or None,
-            token_secret=env.get("VERRATER_TOKEN_SECRET", cls.token_secret),
+            token_secret=env.get("VERRATER_TOKEN_SECRET") or cls.token_secret,
             token_ttl_seconds=int(env.get("VERRATER_TOKEN_TTL", cls.token_ttl_seconds)),
             game_address=env.get("VERRATER_GAME_ADDR") or None,
             log_level=env.get("VERRATER_LOG_LEVEL", cls.log_level),
@@ -51,6 +55,8 @@ class Config:
             log_format=env.get("VERRATER_LOG_FORMAT", cls.log_format),
             command_rate=float(env.get("VERRATER_COMMAND_RATE", cls.command_rate)),
             lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
+            streams_per_player=int(env.get("VERRATER_STREAMS_PER_PLAYER", cls.streams_per_player)),
+            stream_backlog=int(env.get("VERRATER_STREAM_BACKLOG", cls.stream_backlog)),
         )
 
     @property

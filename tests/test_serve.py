@@ -29,7 +29,7 @@ from services.api.verrater.v1 import (
 from services.bench.common import free_port, wait_until_serving
 from services.codec import decode_record
 from services.eventstore import RedisEventStore
-from services.rpc import Role, TokenIssuer, bearer
+from services.rpc import DEVELOPMENT_SECRET, Role, TokenIssuer, bearer
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "serve-test-secret-at-least-32-bytes-long"
@@ -103,8 +103,11 @@ def test_readme_run_command_serves_the_whole_backend_and_stops_on_sigterm() -> N
 
 
 def test_distributed_mode_refuses_the_development_secret(redis_url: str) -> None:
-    env = {"REDIS_URL": redis_url, "VERRATER_BIND": f"127.0.0.1:{free_port()}"}
-    env.pop("VERRATER_TOKEN_SECRET", None)
+    env = {
+        "REDIS_URL": redis_url,
+        "VERRATER_BIND": f"127.0.0.1:{free_port()}",
+        "VERRATER_TOKEN_SECRET": "",  # unset
+    }
     with process([sys.executable, "-m", "services.cli", "serve", "game"], env) as child:
         output, _ = child.communicate(timeout=30)
     assert child.returncode != 0
@@ -268,3 +271,50 @@ def test_metrics_and_structured_logs_carry_context_and_never_a_token() -> None:
     for token in tokens:
         assert token not in output
         assert token.split(".")[2] not in output  # not even the signature
+
+
+def test_a_configured_secret_shorter_than_32_bytes_is_refused() -> None:
+    env = {"VERRATER_BIND": f"127.0.0.1:{free_port()}", "VERRATER_TOKEN_SECRET": "too-short"}
+    with process([sys.executable, "-m", "services.cli", "serve"], env) as child:
+        output, _ = child.communicate(timeout=30)
+    assert child.returncode != 0
+    assert b"at least 32" in output
+
+
+def test_embedded_mode_off_loopback_never_accepts_the_public_development_secret() -> None:
+    port = free_port()
+    # An empty variable is an unset one.
+    env = {"VERRATER_BIND": f"0.0.0.0:{port}", "VERRATER_TOKEN_SECRET": ""}
+
+    async def scenario() -> tuple[grpc.StatusCode, grpc.StatusCode]:
+        async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            await wait_until_serving(channel)
+            lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+            game = game_pb2_grpc.GameServiceStub(channel)
+            forged = TokenIssuer(DEVELOPMENT_SECRET).mint("lobby", role=Role.SERVICE)
+            try:
+                await game.CreateGame(
+                    game_pb2.CreateGameRequest(players=4), metadata=bearer(forged)
+                )
+                forged_code = grpc.StatusCode.OK
+            except grpc.aio.AioRpcError as error:
+                forged_code = error.code()
+            session = (
+                await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Remote"))
+            ).session
+            try:
+                await lobby.CreateTable(
+                    lobby_pb2.CreateTableRequest(size=4), metadata=bearer(session.token)
+                )
+                issued_code = grpc.StatusCode.OK
+            except grpc.aio.AioRpcError as error:
+                issued_code = error.code()
+            return forged_code, issued_code
+
+    with process([sys.executable, "-m", "services.cli", "serve"], env) as child:
+        forged_code, issued_code = asyncio.run(scenario())
+        code, output = terminate(child)
+    assert code == 0, output
+    assert forged_code is grpc.StatusCode.UNAUTHENTICATED
+    assert issued_code is grpc.StatusCode.OK  # the server's own tokens work
+    assert "random secret" in output

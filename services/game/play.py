@@ -90,6 +90,8 @@ class PlaySession:
         self._admit = admit
         self._max_pending = max_pending
         self._outbox: asyncio.Queue[Update | Answer | BaseException | None] = asyncio.Queue()
+        # Set once the client was cut off: nothing more is taken or answered.
+        self._cut = False
         # Held while a decision is being decided: the end waits for its answer.
         self._deciding = asyncio.Lock()
 
@@ -113,12 +115,15 @@ class PlaySession:
             await asyncio.gather(turns, decisions, return_exceptions=True)
 
     def _put(self, item: Update | Answer | BaseException | None) -> None:
+        if self._cut:
+            return
         outbox = self._outbox
         if isinstance(item, (Update, Answer)) and outbox.qsize() >= self._max_pending:
             # Drop what waits (its memory goes now) and end the stream with the reason.
             while not outbox.empty():
                 outbox.get_nowait()
             item = SlowReader(self._max_pending)
+            self._cut = True
         outbox.put_nowait(item)
 
     async def _follow_turns(self) -> None:
@@ -140,6 +145,8 @@ class PlaySession:
         """The stream's decisions, decided one at a time, their answers into the outbox."""
         try:
             async for submission in submissions:
+                if self._cut:
+                    return
                 async with self._deciding:
                     self._put(await self._decide(submission))
                 del submission

@@ -33,7 +33,7 @@ from services.rpc import (
 )
 
 from . import messages
-from .play import Answer, PlaySession
+from .play import DEFAULT_MAX_PENDING, Answer, PlaySession
 from .service import GameApplication, NewGame
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -44,10 +44,18 @@ SUBMIT_METHOD = f"/{SERVICE_NAME}/SubmitCommand"
 class GameServicer(game_pb2_grpc.GameServiceServicer):
     """The Game service's RPCs."""
 
-    def __init__(self, app: GameApplication, limiter: RateLimiter | None = None) -> None:
+    def __init__(
+        self,
+        app: GameApplication,
+        limiter: RateLimiter | None = None,
+        *,
+        stream_backlog: int = DEFAULT_MAX_PENDING,
+    ) -> None:
+        """`stream_backlog`: answers a Play stream holds for a client that does not read."""
         self.app = app
         # The interceptor limits calls; a Play stream's decisions are limited one by one.
         self._limiter = limiter
+        self._stream_backlog = stream_backlog
 
     async def GetView(
         self, request: game_pb2.GetViewRequest, context: Context
@@ -144,6 +152,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             seat,
             from_version=messages.from_version(first.open.from_version),
             admit=self._admission(identity),
+            max_pending=self._stream_backlog,
         )
         del first
         decisions = messages.decisions(requests, identity, game_id, seat)

@@ -16,11 +16,12 @@ from .interceptor import (
     bearer_token,
     caller,
 )
-from .limits import RateLimit, RateLimiter
+from .limits import RateLimit, RateLimiter, StreamQuota
 from .status import DOMAIN, STATUS_CODES, Refusal, classified, refusal, relayed
 from .tokens import (
     DEVELOPMENT_SECRET,
     METADATA_KEY,
+    MIN_SECRET_BYTES,
     Identity,
     InvalidToken,
     Role,
@@ -35,6 +36,7 @@ __all__ = [
     "ID_PATTERN",
     "ID_RULE",
     "METADATA_KEY",
+    "MIN_SECRET_BYTES",
     "STATUS_CODES",
     "Context",
     "Identity",
@@ -44,6 +46,7 @@ __all__ = [
     "Refusal",
     "Role",
     "ServiceInterceptor",
+    "StreamQuota",
     "TokenIssuer",
     "abort",
     "authenticated",

@@ -28,7 +28,7 @@ from grpc import aio
 from services.errors import Reason, ServiceError
 from services.observability import bind_call
 
-from .limits import RateLimiter
+from .limits import RateLimiter, StreamQuota
 from .status import Refusal, refusal
 from .tokens import METADATA_KEY, Identity, InvalidToken, Role, TokenIssuer
 
@@ -138,12 +138,15 @@ class ServiceInterceptor(aio.ServerInterceptor):
         public_methods: frozenset[str] = frozenset(),
         limiter: RateLimiter | None = None,
         *,
+        streams: StreamQuota | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        """`clock` is the wall clock tokens expire by (tests inject their own)."""
+        """`streams` bounds each player's open streams; `clock` is the wall clock tokens
+        expire by (tests inject their own)."""
         self._tokens = VerifiedTokens(issuer, clock=clock)
         self._public = public_methods
         self._limiter = limiter
+        self._streams = streams or StreamQuota(0)
         self._clock = clock
 
     async def intercept_service(
@@ -170,6 +173,7 @@ class ServiceInterceptor(aio.ServerInterceptor):
             trace_id=_trace_id(metadata),
             refused=refused,
             clock=self._clock,
+            streams=self._streams,
         )
 
     def _identify(self, method: str, metadata: tuple[Any, ...]) -> Identity | None:
@@ -268,6 +272,7 @@ def _served(
     trace_id: str,
     refused: ServiceError | None,
     clock: Callable[[], float],
+    streams: StreamQuota,
 ) -> Handler:
     """The handler behind the edge: the identity set, its refusals translated."""
     # Under grpc.aio the handler behaviours are coroutine functions and async generators,
@@ -298,13 +303,19 @@ def _served(
         return handler  # no such methods in our services (a request stream, one response)
     streaming_requests = handler.stream_stream is not None
     expires_at = None if identity is None else float(identity.expires_at)
+    # Whose streams this one counts against (the platform's own services are not limited).
+    counted = None if identity is None or identity.role is Role.SERVICE else identity.subject
 
     async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
         _identity.set(identity)
         _bind(method, trace_id, identity)
+        acquired = False
         try:
             if refused is not None:
                 raise refused
+            if counted is not None:
+                streams.acquire(counted)
+                acquired = True
             if streaming_requests:
                 request = _checked(request, expires_at, clock)
             elif request is _UNDECODABLE:
@@ -336,6 +347,9 @@ def _served(
             raise
         except Exception as error:
             await _abort_for(context, error, method)
+        finally:
+            if acquired and counted is not None:
+                streams.release(counted)
 
     if streaming_requests:
         return grpc.stream_stream_rpc_method_handler(stream, deserialize, serialize)
@@ -349,4 +363,3 @@ def _trace_id(metadata: tuple[Any, ...]) -> str:
             text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
             return text[:64]
     return secrets.token_hex(8)
-

@@ -64,3 +64,33 @@ class RateLimiter:
         refused = self.refusal(method, player)
         if refused is not None:
             raise refused
+
+
+class StreamQuota:
+    """At most `per_player` streams open at once per player (per process): a client that opens
+    streams without end runs out of them, not the server out of memory. 0: no limit."""
+
+    def __init__(self, per_player: int) -> None:
+        self._per_player = per_player
+        self._open: dict[str, int] = {}
+
+    def acquire(self, player: str) -> None:
+        """Count one more stream of `player`; TOO_MANY_STREAMS when that is one too many."""
+        count = self._open.get(player, 0)
+        if self._per_player and count >= self._per_player:
+            raise ServiceError(
+                Reason.TOO_MANY_STREAMS,
+                f"you have {count} streams open, the most one player may: close one first",
+                limit=str(self._per_player),
+            )
+        self._open[player] = count + 1
+
+    def release(self, player: str) -> None:
+        count = self._open.get(player, 0) - 1
+        if count > 0:
+            self._open[player] = count
+        else:
+            self._open.pop(player, None)
+
+    def open_streams(self, player: str) -> int:
+        return self._open.get(player, 0)

@@ -157,9 +157,7 @@ def classified(error: BaseException) -> Refusal | None:
 
 
 def _refused(reason: Reason, message: str, **metadata: str) -> Refusal:
-    return Refusal(
-        STATUS_CODES[reason], reason, message, {k: v for k, v in metadata.items() if v}
-    )
+    return Refusal(STATUS_CODES[reason], reason, message, {k: v for k, v in metadata.items() if v})
 
 
 def internal(error: BaseException) -> Refusal:
@@ -171,7 +169,6 @@ def internal(error: BaseException) -> Refusal:
         f"an internal error occurred; report incident {incident} to the operator",
         incident=incident,
     )
-
 
 
 def relayed(error: grpc.aio.AioRpcError, unavailable: Reason) -> ServiceError:

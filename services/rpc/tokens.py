@@ -15,8 +15,11 @@ import jwt
 
 from services.errors import Reason
 
-#: The secret used when none is configured. Fine on a laptop; distributed mode refuses it.
+#: The secret used when none is configured: public, so accepted on loopback only (a server
+#: reachable from elsewhere gets a random secret instead; distributed mode refuses to start).
 DEVELOPMENT_SECRET = "verrater-development-secret-do-not-deploy"
+#: A configured secret shorter than this is refused (HS256 wants at least the hash's size).
+MIN_SECRET_BYTES = 32
 ALGORITHM = "HS256"
 ISSUER = "verrater"
 METADATA_KEY = "authorization"
