@@ -34,16 +34,21 @@ async def test_embedded_games_reach_the_in_memory_stats_as_they_end() -> None:
     store = InMemoryEventStore()
     stats = InMemoryStats(store)
     feed = FinishedGameFeed(stats.record_finished)
-    app = GameApplication(store, announce=feed.announce)
+    app = GameApplication(
+        store, announce=lambda news: feed.announce(news.game_id, news.state, news.command_id)
+    )
     await play(app, "g1", 1)
     await feed.drain()
     [game] = await stats.finished_games(TABLE[0].player_id)
     assert game.result.game_id == "g1" and game.result.ranked
     # A replica that loads the finished game cold announces it again: still one result.
-    await GameApplication(store, announce=feed.announce).state("g1")
-    await GameApplication(store, announce=FinishedGameFeed(stats.record_finished).announce).state(
-        "g1"
-    )
+    await GameApplication(
+        store, announce=lambda news: feed.announce(news.game_id, news.state, news.command_id)
+    ).state("g1")
+    other = FinishedGameFeed(stats.record_finished)
+    await GameApplication(
+        store, announce=lambda news: other.announce(news.game_id, news.state, news.command_id)
+    ).state("g1")
     await feed.drain()
     assert len(await stats.finished_games(TABLE[0].player_id)) == 1
     assert (await stats.rating(TABLE[0].player_id)).rating.rated_games == 1
@@ -56,7 +61,9 @@ async def test_games_on_redis_reach_the_inbox_and_the_projector_applies_them(
     async with RedisEventStore.from_url(fresh_redis_url) as store:
         stats = RedisStats.from_url(fresh_redis_url)
         feed = FinishedGameFeed(stats.record_finished)
-        app = GameApplication(store, announce=feed.announce)
+        app = GameApplication(
+            store, announce=lambda news: feed.announce(news.game_id, news.state, news.command_id)
+        )
         projector = StatsProjector(stats, store, consumer="pod", block_ms=20)
         projector.start()
         try:
