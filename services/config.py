@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
+from services.rpc import DEFAULT_TOKEN_TTL_SECONDS, DEVELOPMENT_SECRET, TokenIssuer
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Config:
     bind: str = "127.0.0.1:50051"
     redis_url: str | None = None
     token_secret: str = DEVELOPMENT_SECRET
-    token_ttl_seconds: int = 24 * 3600
+    token_ttl_seconds: int = DEFAULT_TOKEN_TTL_SECONDS
     game_address: str | None = None
     log_level: str = "INFO"
     grace_seconds: float = 10.0

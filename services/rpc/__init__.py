@@ -19,6 +19,7 @@ from .interceptor import (
 from .limits import RateLimit, RateLimiter
 from .status import DOMAIN, STATUS_CODES, Refusal, classified, refusal, relayed
 from .tokens import (
+    DEFAULT_TOKEN_TTL_SECONDS,
     DEVELOPMENT_SECRET,
     METADATA_KEY,
     Identity,
@@ -30,6 +31,7 @@ from .tokens import (
 
 __all__ = [
     "ALWAYS_PUBLIC_PREFIXES",
+    "DEFAULT_TOKEN_TTL_SECONDS",
     "DEVELOPMENT_SECRET",
     "DOMAIN",
     "ID_PATTERN",
