@@ -291,3 +291,13 @@ def test_lobby_calls_never_fail_inside(server: Server, data: st.DataObject) -> N
     _call(server.lobby.StartGame, lobby_pb2.StartGameRequest(table_id=table_id), metadata)
     _call(server.lobby.LeaveTable, lobby_pb2.LeaveTableRequest(table_id=table_id), metadata)
     _call(server.lobby.GetSeatToken, lobby_pb2.GetSeatTokenRequest(table_id=table_id), metadata)
+    _call(server.lobby.ListMyGames, lobby_pb2.ListMyGamesRequest(), metadata)
+    _call(server.lobby.RotateCredential, lobby_pb2.RotateCredentialRequest(), metadata)
+    _call(
+        server.lobby.SignIn,
+        lobby_pb2.SignInRequest(
+            player_id=data.draw(st.sampled_from(["", "p0", "bad id!"]) | st.text(max_size=70)),
+            credential=data.draw(st.text(max_size=200)),
+        ),
+        (),
+    )

@@ -2,9 +2,9 @@
 
 Each handler decodes its request, calls the application and encodes the table or session.
 Refusals are raised with their reasons and leave through the rpc edge's one table:
-INVALID_ARGUMENT (bad name, size, level), NOT_FOUND (unknown table), PERMISSION_DENIED (not the
-host, wrong invite code), FAILED_PRECONDITION (full table, not seated, not started),
-ALREADY_EXISTS (already seated), UNAUTHENTICATED (token), UNAVAILABLE (retry).
+INVALID_ARGUMENT (bad name, size, level, id), NOT_FOUND (unknown table), PERMISSION_DENIED (not
+the host, wrong invite code), FAILED_PRECONDITION (full table, not seated, not started),
+ALREADY_EXISTS (already seated), UNAUTHENTICATED (token, credential), UNAVAILABLE (retry).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from services.errors import Reason, ServiceError
 from services.rpc import Context, authenticated, checked_id
 
 from .gateway import setup_to_dict
-from .model import Player, Table, TableStatus
-from .service import IssuedToken, LobbyApplication
+from .model import Table, TableStatus
+from .service import LobbyApplication, MyGame, SignedIn
 
 _STATUS = {
     TableStatus.OPEN: lobby_pb2.TABLE_STATUS_OPEN,
@@ -68,13 +68,35 @@ def table_to_proto(table: Table, viewer: str | None) -> lobby_pb2.Table:
     )
 
 
-def _session(player: Player, issued: IssuedToken) -> lobby_pb2.Session:
+def _session(signed_in: SignedIn) -> lobby_pb2.Session:
     return lobby_pb2.Session(
-        player_id=player.player_id,
-        display_name=player.name,
-        token=issued.token,
-        expires_at=issued.expires_at,
+        player_id=signed_in.player.player_id,
+        display_name=signed_in.player.name,
+        token=signed_in.token.token,
+        expires_at=signed_in.token.expires_at,
+        credential=signed_in.credential,
     )
+
+
+def _my_game(game: MyGame, viewer: str) -> lobby_pb2.MyGame:
+    table, progress = game.table, game.progress
+    entry = lobby_pb2.MyGame(
+        table_id=table.table_id,
+        game_id=table.game_id if table.status is TableStatus.STARTED else "",
+        seat=game.seat,
+        status=_STATUS[table.status],
+        table=table_to_proto(table, viewer),
+    )
+    if progress is not None:
+        entry.round = progress.round
+        entry.version = progress.version
+        entry.your_turn = progress.your_turn
+        entry.finished = progress.finished
+        entry.final_vp = progress.final_vp
+        entry.rank = progress.rank
+        if progress.deadline_ms is not None:
+            entry.deadline.FromMilliseconds(progress.deadline_ms)
+    return entry
 
 
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
@@ -86,16 +108,31 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     async def RegisterGuest(
         self, request: lobby_pb2.RegisterGuestRequest, context: Context
     ) -> lobby_pb2.RegisterGuestResponse:
-        """A new guest player and their token (no token needed)."""
-        player, issued = await self.app.register_guest(request.display_name)
-        return lobby_pb2.RegisterGuestResponse(session=_session(player, issued))
+        """A new guest player, their token and their credential (no token needed)."""
+        signed_in = await self.app.register_guest(request.display_name)
+        return lobby_pb2.RegisterGuestResponse(session=_session(signed_in))
+
+    async def SignIn(
+        self, request: lobby_pb2.SignInRequest, context: Context
+    ) -> lobby_pb2.SignInResponse:
+        """A fresh token for the holder of a player's credential (no token needed)."""
+        signed_in = await self.app.sign_in(request.player_id, request.credential)
+        return lobby_pb2.SignInResponse(session=_session(signed_in))
 
     async def RefreshToken(
         self, request: lobby_pb2.RefreshTokenRequest, context: Context
     ) -> lobby_pb2.RefreshTokenResponse:
         """A fresh token for the caller."""
-        player, issued = await self.app.refresh(authenticated())
-        return lobby_pb2.RefreshTokenResponse(session=_session(player, issued))
+        return lobby_pb2.RefreshTokenResponse(
+            session=_session(await self.app.refresh(authenticated()))
+        )
+
+    async def RotateCredential(
+        self, request: lobby_pb2.RotateCredentialRequest, context: Context
+    ) -> lobby_pb2.RotateCredentialResponse:
+        """A new credential for the caller; the old one stops working at once."""
+        signed_in = await self.app.rotate_credential(authenticated())
+        return lobby_pb2.RotateCredentialResponse(session=_session(signed_in))
 
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
@@ -206,3 +243,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         identity = authenticated()
         async for table in self.app.watch(_table_id(request.table_id)):
             yield lobby_pb2.WatchTableResponse(table=table_to_proto(table, identity.subject))
+
+    async def ListMyGames(
+        self, request: lobby_pb2.ListMyGamesRequest, context: Context
+    ) -> lobby_pb2.ListMyGamesResponse:
+        """The caller's running games, open tables and newest finished games."""
+        identity = authenticated()
+        games = await self.app.my_games(identity)
+        return lobby_pb2.ListMyGamesResponse(
+            games=[_my_game(game, identity.subject) for game in games]
+        )
