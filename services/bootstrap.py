@@ -39,10 +39,16 @@ from services.game.server import GameServicer
 from services.game.service import GameApplication
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.server import LobbyServicer
-from services.lobby.service import LobbyApplication
+from services.lobby.service import LobbyApplication, LobbyLimits
 from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
 from services.observability import start_metrics
-from services.rpc import DEVELOPMENT_SECRET, RateLimit, RateLimiter, ServiceInterceptor
+from services.rpc import (
+        DEVELOPMENT_SECRET,
+        RateLimit,
+        RateLimiter,
+        ServiceInterceptor,
+        TrustedProxies,
+)
 from services.stats import (
         FinishedGameFeed,
         InMemoryStats,
@@ -95,6 +101,17 @@ def rate_limits(config: Config) -> dict[str, RateLimit]:
             for name in LOBBY_ACTIONS:
                 limits[f"/{LOBBY_SERVICE}/{name}"] = lobby
         return limits
+
+
+def lobby_limits(config: Config) -> LobbyLimits:
+    """The lobby's limits per network peer, per player id and overall."""
+    return LobbyLimits(
+        guests_per_peer_minute=config.guest_rate,
+        guests_per_second=config.guest_global_rate,
+        sign_ins_per_player_minute=config.signin_rate,
+        sign_ins_per_peer_minute=config.signin_peer_rate,
+        tables_per_peer=config.peer_tables,
+    )
 
 
 @dataclass(slots=True)
@@ -241,12 +258,18 @@ async def start_backend(
         gateway = GrpcGameGateway(config.game_address or own_address, issuer)
         backend.closers.append(gateway.close)
         backend.lobby = LobbyApplication(
-            lobby_store, issuer, gateway, validate_setup=validate_setup
+            lobby_store,
+            issuer,
+            gateway,
+            validate_setup=validate_setup,
+            limits=lobby_limits(config),
         )
         backend.closers.append(backend.lobby.close)
         # Abstract while its one pending RPC, WatchNotifications (the notifications work), is not
         # in yet.
-        servicer = LobbyServicer(backend.lobby)  # type: ignore[abstract]
+        servicer = LobbyServicer(  # type: ignore[abstract]
+            backend.lobby, TrustedProxies.parse(config.trusted_proxies)
+        )
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
     if "ai" in services:

@@ -34,6 +34,18 @@ class Config:
     # Per player and second, bursts of twice as many (0: no limit).
     command_rate: float = 20.0
     lobby_rate: float = 5.0
+    # Whose `x-forwarded-for` is believed: comma-separated IPs or CIDR blocks (none by default).
+    trusted_proxies: str = ""
+    # New guests per network peer and minute, and per second from everyone (per lobby process);
+    # bursts of four times as many; 0: no limit.
+    guest_rate: float = 60.0
+    guest_global_rate: float = 50.0
+    # Sign-in attempts per player id and minute, and per network peer and minute; bursts of
+    # four times as many; 0: no limit.
+    signin_rate: float = 6.0
+    signin_peer_rate: float = 60.0
+    # Tables not yet started that players from one network peer may host (0: no limit).
+    peer_tables: int = 20
 
     @classmethod
     def from_env(cls) -> Config:
@@ -51,6 +63,12 @@ class Config:
             log_format=env.get("VERRATER_LOG_FORMAT", cls.log_format),
             command_rate=float(env.get("VERRATER_COMMAND_RATE", cls.command_rate)),
             lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
+            trusted_proxies=env.get("VERRATER_TRUSTED_PROXIES", cls.trusted_proxies),
+            guest_rate=float(env.get("VERRATER_GUEST_RATE", cls.guest_rate)),
+            guest_global_rate=float(env.get("VERRATER_GUEST_GLOBAL_RATE", cls.guest_global_rate)),
+            signin_rate=float(env.get("VERRATER_SIGNIN_RATE", cls.signin_rate)),
+            signin_peer_rate=float(env.get("VERRATER_SIGNIN_PEER_RATE", cls.signin_peer_rate)),
+            peer_tables=int(env.get("VERRATER_PEER_TABLES", cls.peer_tables)),
         )
 
     @property

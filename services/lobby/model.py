@@ -119,6 +119,8 @@ class Table:
     created_at_ms: int = 0
     fill_bots_at_ms: int = 0
     fill_bot_level: BotLevel | None = None
+    #: The network peer the table was opened from (its quota of waiting tables).
+    opened_from: str = ""
 
     @property
     def ranked(self) -> bool:
@@ -171,6 +173,7 @@ class Table:
             "created_at_ms": self.created_at_ms,
             "fill_bots_at_ms": self.fill_bots_at_ms,
             "fill_bot_level": self.fill_bot_level or "",
+            "opened_from": self.opened_from,
         }
 
     @classmethod
@@ -195,6 +198,7 @@ class Table:
             created_at_ms=int(data["created_at_ms"]),
             fill_bots_at_ms=int(data.get("fill_bots_at_ms", 0)),
             fill_bot_level=BotLevel(data["fill_bot_level"]) if data.get("fill_bot_level") else None,
+            opened_from=data.get("opened_from", ""),
         )
 
 
@@ -209,6 +213,7 @@ def new_table(
     turn_seconds: int,
     now_ms: int,
     host_sits_out: bool = False,
+    opened_from: str = "",
 ) -> Table:
     """A table with its host in seat 0 (or with every seat free, when the host sits out)."""
     if size not in PLAYER_COUNTS:
@@ -238,6 +243,7 @@ def new_table(
         setup=setup,
         turn_seconds=turn_seconds,
         created_at_ms=now_ms,
+        opened_from=opened_from,
     )
 
 

@@ -4,7 +4,8 @@ Each handler decodes its request, calls the application and encodes the table or
 Refusals are raised with their reasons and leave through the rpc edge's one table:
 INVALID_ARGUMENT (bad name, size, level, id), NOT_FOUND (unknown table), PERMISSION_DENIED (not
 the host, wrong invite code), FAILED_PRECONDITION (full table, not seated, not started),
-ALREADY_EXISTS (already seated), UNAUTHENTICATED (token, credential), UNAVAILABLE (retry).
+ALREADY_EXISTS (already seated), UNAUTHENTICATED (token, credential), RESOURCE_EXHAUSTED (limits),
+UNAVAILABLE (retry).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
 from services.codec import bot_level_from_proto, bot_level_to_proto
 from services.engine import BotLevel
 from services.errors import Reason, ServiceError
-from services.rpc import Context, authenticated, checked_id
+from services.rpc import Context, TrustedProxies, authenticated, checked_id, peer_address
 
 from .gateway import setup_to_dict
 from .model import Table, TableStatus
@@ -102,21 +103,27 @@ def _my_game(game: MyGame, viewer: str) -> lobby_pb2.MyGame:
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     """The Lobby service's RPCs."""
 
-    def __init__(self, app: LobbyApplication) -> None:
+    def __init__(self, app: LobbyApplication, proxies: TrustedProxies) -> None:
         self.app = app
+        self._proxies = proxies
+
+    def _peer(self, context: Context) -> str:
+        return peer_address(context, self._proxies)
 
     async def RegisterGuest(
         self, request: lobby_pb2.RegisterGuestRequest, context: Context
     ) -> lobby_pb2.RegisterGuestResponse:
         """A new guest player, their token and their credential (no token needed)."""
-        signed_in = await self.app.register_guest(request.display_name)
+        signed_in = await self.app.register_guest(request.display_name, self._peer(context))
         return lobby_pb2.RegisterGuestResponse(session=_session(signed_in))
 
     async def SignIn(
         self, request: lobby_pb2.SignInRequest, context: Context
     ) -> lobby_pb2.SignInResponse:
         """A fresh token for the holder of a player's credential (no token needed)."""
-        signed_in = await self.app.sign_in(request.player_id, request.credential)
+        signed_in = await self.app.sign_in(
+            request.player_id, request.credential, self._peer(context)
+        )
         return lobby_pb2.SignInResponse(session=_session(signed_in))
 
     async def RefreshToken(
@@ -141,6 +148,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         identity = authenticated()
         table = await self.app.create_table(
             identity,
+            peer=self._peer(context),
             size=request.size,
             private=request.private,
             builder_may_move=request.builder_may_move,
@@ -203,6 +211,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             request.size,
             request.fill_with_bots_after_seconds,
             _level(request.bot_level, "bot_level"),
+            peer=self._peer(context),
         )
         return lobby_pb2.QuickMatchResponse(table=table_to_proto(table, identity.subject))
 

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, BotLevel, SeatAssignment
 from services.errors import Reason, ServiceError
-from services.rpc import Identity, TokenIssuer, checked_id
+from services.rpc import Identity, RateLimit, RateLimiter, TokenIssuer, checked_id
 
 from . import credentials, model
 from .model import GameProgress, Player, Table, TableStatus
@@ -33,9 +33,42 @@ LIST_LIMIT_MAX = 200
 BOT_FILL_SWEEP_SECONDS = 0.25
 #: Tables one player may host before any of them starts (keeps one client from flooding the
 #: lobby). Checked before the write, so two simultaneous creates may both pass: a soft limit.
+#: The same holds for the tables per network peer (LobbyLimits.tables_per_peer).
 MAX_HOSTED_TABLES = 3
 #: The most tables ListMyGames looks at (newest first): each started one costs a view.
 MY_TABLES_LOOKED_AT = 50
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyLimits:
+    """Limits per network peer, per player id and overall (0: none). Rates allow bursts of four
+    times as many; they are kept per lobby process, like the per-player rate limits."""
+
+    guests_per_peer_minute: float = 0
+    guests_per_second: float = 0
+    sign_ins_per_player_minute: float = 0
+    sign_ins_per_peer_minute: float = 0
+    tables_per_peer: int = 0
+
+    def rates(self) -> dict[str, RateLimit]:
+        """The token buckets, by what they count (named as their refusals say it)."""
+        guests, sign_ins = self.guests_per_peer_minute, self.sign_ins_per_player_minute
+        peer_sign_ins = self.sign_ins_per_peer_minute
+        wanted = {
+            _GUESTS_PER_PEER: RateLimit("guest (per network address)", guests / 60, 4 * guests),
+            _GUESTS: RateLimit("guest", self.guests_per_second, 4 * self.guests_per_second),
+            _SIGN_INS_PER_PLAYER: RateLimit("sign-in (per player)", sign_ins / 60, 4 * sign_ins),
+            _SIGN_INS_PER_PEER: RateLimit(
+                "sign-in (per network address)", peer_sign_ins / 60, 4 * peer_sign_ins
+            ),
+        }
+        return {kind: limit for kind, limit in wanted.items() if limit.per_second > 0}
+
+
+_GUESTS_PER_PEER = "guests per peer"
+_GUESTS = "guests"
+_SIGN_INS_PER_PLAYER = "sign-ins per player"
+_SIGN_INS_PER_PEER = "sign-ins per peer"
 
 
 class GameGateway(Protocol):
@@ -93,12 +126,15 @@ class LobbyApplication:
         games: GameGateway,
         *,
         validate_setup: Callable[[int, dict[str, Any]], None] | None = None,
+        limits: LobbyLimits = LobbyLimits(),
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.issuer = issuer
         self.games = games
         self._validate_setup = validate_setup
+        self._limits = limits
+        self._rates = RateLimiter(limits.rates())
         self._clock = clock
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -109,17 +145,21 @@ class LobbyApplication:
         token = self.issuer.mint(player_id, now=now, **claims)
         return IssuedToken(token, int(now) + self.issuer.ttl_seconds)
 
-    async def register_guest(self, display_name: str) -> SignedIn:
+    async def register_guest(self, display_name: str, peer: str) -> SignedIn:
         """A new guest with a token and the credential to sign in with later (shown once)."""
         player = Player(f"p{secrets.token_hex(8)}", model.validate_name(display_name))
+        self._rates.check(_GUESTS_PER_PEER, peer)
+        self._rates.check(_GUESTS, "")
         credential = credentials.new_credential()
         await self.store.add_player(player, credentials.digest(credential))
         return SignedIn(player, self._token(player.player_id), credential)
 
-    async def sign_in(self, player_id: str, credential: str) -> SignedIn:
+    async def sign_in(self, player_id: str, credential: str, peer: str) -> SignedIn:
         """A fresh token for the holder of the player's credential. Unknown player and wrong
-        credential get the same answer."""
+        credential get the same answer; attempts are limited per peer and per player id."""
+        self._rates.check(_SIGN_INS_PER_PEER, peer)
         checked_id(player_id, "player_id")
+        self._rates.check(_SIGN_INS_PER_PLAYER, player_id)
         stored = await self.store.credential_digest(player_id)
         player = await self.store.player(player_id) if stored is not None else None
         if not credentials.matches(credential, stored) or player is None:
@@ -155,6 +195,7 @@ class LobbyApplication:
         self,
         identity: Identity,
         *,
+        peer: str,
         size: int,
         private: bool = False,
         builder_may_move: bool = False,
@@ -171,6 +212,13 @@ class LobbyApplication:
                 Reason.TOO_MANY_TABLES,
                 f"you already host {MAX_HOSTED_TABLES} tables that have not started: "
                 "start, fill or leave one first",
+            )
+        limit = self._limits.tables_per_peer
+        if limit and await self.store.peer_tables(peer) >= limit:
+            raise ServiceError(
+                Reason.TOO_MANY_TABLES,
+                f"players from your network address already host {limit} tables that have "
+                "not started: start, fill or leave one first",
             )
         if setup is not None and self._validate_setup is not None:
             self._validate_setup(size, setup)
@@ -191,6 +239,7 @@ class LobbyApplication:
             turn_seconds=turn_seconds,
             now_ms=now_ms,
             host_sits_out=host_sits_out,
+            opened_from=peer,
         )
         if fill_with_bots_after_s:
             table = replace(
@@ -231,7 +280,13 @@ class LobbyApplication:
         return await self.store.open_tables(size, limit)
 
     async def quick_match(
-        self, identity: Identity, size: int, fill_with_bots_after_s: int, bot_level: BotLevel
+        self,
+        identity: Identity,
+        size: int,
+        fill_with_bots_after_s: int,
+        bot_level: BotLevel,
+        *,
+        peer: str,
     ) -> Table:
         """Join the oldest open public table of this size, else open one (auto-starting)."""
         player = await self.player(identity)
@@ -251,6 +306,7 @@ class LobbyApplication:
             return await self._auto_start(table)
         return await self.create_table(
             identity,
+            peer=peer,
             size=size,
             auto_start=True,
             fill_with_bots_after_s=fill_with_bots_after_s,

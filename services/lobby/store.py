@@ -2,7 +2,7 @@
 
 Tables change only through `update_table(table_id, change)`: read, apply the pure change,
 write back if the table's version is still the one read (compare-and-set), else retry. The
-open-tables list, the bot-fill schedule, who hosts what and
+open-tables list, the bot-fill schedule, who hosts what (per player and per network peer) and
 each player's own tables are projections kept in the same atomic write, so listing never scans,
 and a lobby restart loses nothing. A player's finished games move from their tables to a short
 list of results once ListMyGames has seen them end (`record_finished`).
@@ -90,6 +90,10 @@ class LobbyStore(abc.ABC):
     @abc.abstractmethod
     async def hosted_tables(self, player_id: str) -> int:
         """How many tables `player_id` hosts that have not started or closed (a projection)."""
+
+    @abc.abstractmethod
+    async def peer_tables(self, peer: str) -> int:
+        """How many tables opened from network peer `peer` have not started or closed."""
 
     @abc.abstractmethod
     async def my_tables(self, player_id: str, limit: int) -> list[str]:
@@ -207,6 +211,9 @@ class InMemoryLobbyStore(LobbyStore):
     async def hosted_tables(self, player_id: str) -> int:
         return sum(1 for t in self._tables.values() if t.host == player_id and t.waiting)
 
+    async def peer_tables(self, peer: str) -> int:
+        return sum(1 for t in self._tables.values() if t.opened_from == peer and t.waiting)
+
     def _newest_first(self, table_ids: set[str] | dict[str, Any]) -> list[str]:
         return sorted(table_ids, key=lambda t: (self._tables[t].created_at_ms, t), reverse=True)
 
@@ -241,11 +248,11 @@ class InMemoryLobbyStore(LobbyStore):
 
 _CAS_SCRIPT = """
 -- KEYS: table hash, open:3 zset, open:4 zset, bot-fill zset, previous host's hosting set,
---       host's hosting set, then the table lists (zsets) of the players to drop the table
---       for, then of those to list it for
+--       host's hosting set, opening peer's hosting set, then the table lists (zsets) of the
+--       players to drop the table for, then of those to list it for
 -- ARGV: expected version, new version, json, table id, listed size (0/3/4), created ms,
 --       bot-fill ms (0: none), change channel, waiting (1: not started or closed),
---       how many players to drop it for
+--       how many players to drop it for, opened from a known peer (1/0)
 local current = redis.call('HGET', KEYS[1], 'v')
 if (current or '0') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
@@ -264,9 +271,16 @@ if ARGV[9] == '1' then
 else
   redis.call('SREM', KEYS[6], ARGV[4])
 end
+if ARGV[11] == '1' then
+  if ARGV[9] == '1' then
+    redis.call('SADD', KEYS[7], ARGV[4])
+  else
+    redis.call('SREM', KEYS[7], ARGV[4])
+  end
+end
 local dropped = tonumber(ARGV[10])
-for i = 7, #KEYS do
-  if i < 7 + dropped then
+for i = 8, #KEYS do
+  if i < 8 + dropped then
     redis.call('ZREM', KEYS[i], ARGV[4])
   else
     redis.call('ZADD', KEYS[i], ARGV[6], ARGV[4])
@@ -322,6 +336,10 @@ class RedisLobbyStore(LobbyStore):
         return f"{_PREFIX}:hosting:{player_id}"
 
     @staticmethod
+    def _peer_hosting_key(peer: str) -> str:
+        return f"{_PREFIX}:peer-hosting:{peer}"
+
+    @staticmethod
     def _player_key(player_id: str) -> str:
         return f"{_PREFIX}:player:{player_id}"
 
@@ -332,6 +350,11 @@ class RedisLobbyStore(LobbyStore):
     async def hosted_tables(self, player_id: str) -> int:
         async with _available():
             count: int = await self._redis.scard(self._hosting_key(player_id))
+        return count
+
+    async def peer_tables(self, peer: str) -> int:
+        async with _available():
+            count: int = await self._redis.scard(self._peer_hosting_key(peer))
         return count
 
     async def my_tables(self, player_id: str, limit: int) -> list[str]:
@@ -420,6 +443,7 @@ class RedisLobbyStore(LobbyStore):
                     f"{_PREFIX}:botfill",
                     self._hosting_key(previous.host if previous is not None else table.host),
                     self._hosting_key(table.host),
+                    self._peer_hosting_key(table.opened_from),
                     *(self._mine_key(player_id) for player_id in sorted(dropped)),
                     *(self._mine_key(player_id) for player_id in sorted(listing)),
                 ],
@@ -434,6 +458,7 @@ class RedisLobbyStore(LobbyStore):
                     self.CHANNEL,
                     "1" if table.waiting else "0",
                     len(dropped),
+                    "1" if table.opened_from else "0",
                 ],
             )
         return bool(written)

@@ -69,8 +69,10 @@ async def running(kind: str, redis_url: str | None, **settings: Any) -> AsyncIte
         await backend.stop(None)
 
 
-async def register(stack: Stack, name: str) -> lobby_pb2.Session:
-    answer = await stack.lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name=name))
+async def register(stack: Stack, name: str, metadata: Metadata = ()) -> lobby_pb2.Session:
+    answer = await stack.lobby.RegisterGuest(
+        lobby_pb2.RegisterGuestRequest(display_name=name), metadata=metadata
+    )
     return answer.session
 
 

@@ -1,5 +1,5 @@
 """Sessions: a credential that brings a player back after a restart, rotating it, ListMyGames,
-and how a list of one's games survives the game service being down."""
+and the limits on sign-ins and guests (per player, per network address, overall)."""
 
 from __future__ import annotations
 
@@ -23,11 +23,17 @@ from services.config import Config
 from services.eventstore import InMemoryEventStore
 from services.lobby.store import InMemoryLobbyStore
 from services.rpc import bearer
-from tests.lobby.harness import SECRET, Metadata, Stack, register
+from tests.lobby.harness import SECRET, Metadata, Stack, register, running
 from tests.lobby.harness import refused as refused_with
 
 UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+def from_peer(address: str, token: str | None = None) -> Metadata:
+    """Metadata of a call that a trusted proxy forwards for `address`."""
+    forwarded = (("x-forwarded-for", address),)
+    return forwarded + bearer(token) if token is not None else forwarded
 
 
 async def open_table_with_bots(
@@ -289,6 +295,99 @@ async def test_every_refusal_of_sessions_says_its_reason(stack: Stack) -> None:
         except grpc.aio.AioRpcError as error:
             messages.append(error.details())
     assert len(set(messages)) == 1  # the same words for an unknown player and a wrong secret
+
+
+async def _sign_in(
+    stack: Stack, player_id: str, credential: str, peer: str
+) -> lobby_pb2.SignInResponse:
+    return await stack.lobby.SignIn(
+        lobby_pb2.SignInRequest(player_id=player_id, credential=credential),
+        metadata=from_peer(peer),
+    )
+
+
+async def _wrong(stack: Stack, player_id: str, peer: str, times: int) -> None:
+    for _ in range(times):
+        await refused_with(
+            UNAUTHENTICATED, "CREDENTIAL_INVALID", _sign_in(stack, player_id, "guess", peer)
+        )
+
+
+async def test_wrong_credentials_are_rate_limited_per_player_and_per_network_address(
+    stores: tuple[str, str | None],
+) -> None:
+    # 1 a minute in bursts of 4 per player; 2 in bursts of 8 per address
+    async with running(
+        *stores, signin_rate=1, signin_peer_rate=2, trusted_proxies="127.0.0.1"
+    ) as stack:
+        x, y, z, w = [await register(stack, name) for name in ("Xaver", "Yvonne", "Zora", "Wim")]
+        await _wrong(stack, x.player_id, "198.51.100.1", times=4)
+        info = await refused_with(  # X's own credential, from elsewhere: X is locked for now
+            EXHAUSTED, "RATE_LIMITED", _sign_in(stack, x.player_id, x.credential, "198.51.100.2")
+        )
+        assert int(info.metadata["retry_after_ms"]) > 1000
+        await _sign_in(stack, y.player_id, y.credential, "198.51.100.2")  # Y is not
+
+        # One address guessing at several players runs out on its own.
+        for player in (y, z):
+            await _wrong(stack, player.player_id, "203.0.113.9", times=3)
+        await _wrong(stack, w.player_id, "203.0.113.9", times=2)
+        info = await refused_with(
+            EXHAUSTED, "RATE_LIMITED", _sign_in(stack, w.player_id, w.credential, "203.0.113.9")
+        )
+        assert int(info.metadata["retry_after_ms"]) > 1000
+        await _sign_in(stack, w.player_id, w.credential, "203.0.113.10")
+
+
+async def test_guests_are_limited_per_network_address_and_overall(
+    stores: tuple[str, str | None],
+) -> None:
+    async with running(*stores, guest_rate=1, trusted_proxies="127.0.0.0/8") as stack:
+        for i in range(4):  # bursts of 4
+            await register(stack, f"Guest {i}", from_peer("198.51.100.7"))
+        info = await refused_with(
+            EXHAUSTED, "RATE_LIMITED", register(stack, "One Too Many", from_peer("198.51.100.7"))
+        )
+        assert int(info.metadata["retry_after_ms"]) > 1000
+        await register(stack, "Neighbour", from_peer("198.51.100.8"))
+        await register(stack, "Next Door", from_peer("2001:db8::8"))
+    async with running(*stores, guest_rate=1) as untrusting:
+        # Without trusted proxies, x-forwarded-for is anyone's word: every call is loopback's.
+        for i in range(4):
+            await register(untrusting, f"Guest {i}", from_peer(f"198.51.100.{i}"))
+        await refused_with(
+            EXHAUSTED, "RATE_LIMITED", register(untrusting, "Forger", from_peer("192.0.2.1"))
+        )
+    # One a second from everyone, in bursts of one: a second guest within 4 s is refused.
+    async with running(*stores, guest_global_rate=0.25, trusted_proxies="127.0.0.1") as capped:
+        await register(capped, "First", from_peer("198.51.100.1"))
+        await refused_with(
+            EXHAUSTED, "RATE_LIMITED", register(capped, "Fifth", from_peer("192.0.2.1"))
+        )
+
+
+async def test_waiting_tables_are_limited_per_network_address(
+    stores: tuple[str, str | None],
+) -> None:
+    async with running(*stores, peer_tables=2, trusted_proxies="127.0.0.1") as stack:
+        a = (await register(stack, "Anna", from_peer("198.51.100.1"))).token
+        b = (await register(stack, "Bert", from_peer("198.51.100.1"))).token
+        create = lobby_pb2.CreateTableRequest(size=4)
+        first = (await stack.lobby.CreateTable(create, metadata=from_peer("198.51.100.1", a))).table
+        await stack.lobby.CreateTable(create, metadata=from_peer("198.51.100.1", a))
+        for call in (
+            stack.lobby.CreateTable(create, metadata=from_peer("198.51.100.1", b)),
+            stack.lobby.QuickMatch(
+                lobby_pb2.QuickMatchRequest(size=3), metadata=from_peer("198.51.100.1", b)
+            ),
+        ):
+            await refused_with(EXHAUSTED, "TOO_MANY_TABLES", call)
+        await stack.lobby.CreateTable(create, metadata=from_peer("198.51.100.2", b))
+        await stack.lobby.LeaveTable(  # closes it: a place frees up
+            lobby_pb2.LeaveTableRequest(table_id=first.table_id),
+            metadata=from_peer("198.51.100.1", a),
+        )
+        await stack.lobby.CreateTable(create, metadata=from_peer("198.51.100.1", b))
 
 
 async def test_my_games_answer_unavailable_while_the_game_service_is_down() -> None:
