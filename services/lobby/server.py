@@ -1,16 +1,21 @@
 """The Lobby gRPC service: a thin entry point over `LobbyApplication`.
 
-Each handler decodes its request, calls the application and encodes the table or session.
-Refusals are raised with their reasons and leave through the rpc edge's one table:
-INVALID_ARGUMENT (bad name, size, level, id), NOT_FOUND (unknown table), PERMISSION_DENIED (not
-the host, wrong invite code), FAILED_PRECONDITION (full table, not seated, not started),
-ALREADY_EXISTS (already seated), UNAUTHENTICATED (token, credential), RESOURCE_EXHAUSTED (limits),
+Each handler decodes its request, calls the application and encodes the table or session; the
+mutating ones run once per request id (`requests.py`, through `_once`). Refusals are raised
+with their reasons and leave through the rpc edge's one table: INVALID_ARGUMENT (bad name, size,
+level, id), NOT_FOUND (unknown table), PERMISSION_DENIED (not the host, wrong invite code),
+FAILED_PRECONDITION (full table, not seated, not started, a reused request id), ALREADY_EXISTS
+(already seated), UNAUTHENTICATED (token, credential), RESOURCE_EXHAUSTED (limits),
 UNAVAILABLE (retry).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
+
+from google.protobuf.message import Message
 
 from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
 from services.codec import bot_level_from_proto, bot_level_to_proto
@@ -20,6 +25,7 @@ from services.rpc import Context, TrustedProxies, authenticated, checked_id, pee
 
 from .gateway import setup_to_dict
 from .model import Table, TableStatus
+from .requests import GUEST_SCOPE, Requests
 from .service import LobbyApplication, MyGame, SignedIn
 
 _STATUS = {
@@ -100,16 +106,54 @@ def _my_game(game: MyGame, viewer: str) -> lobby_pb2.MyGame:
     return entry
 
 
+Servicer = TypeVar("Servicer", bound="LobbyServicer")
+Request = TypeVar("Request", bound=Message)
+Response = TypeVar("Response", bound=Message)
+Handler = Callable[[Servicer, Request, Context], Awaitable[Response]]
+
+
+def _once(
+    scope: Callable[[], str],
+) -> Callable[[Handler[Servicer, Request, Response]], Handler[Servicer, Request, Response]]:
+    """The handler, run once per request id of the caller `scope()` names: a retry answers the
+    first copy's answer (see requests.py). Every mutating RPC has its own `<Name>Response`."""
+
+    def decorate(
+        handler: Handler[Servicer, Request, Response],
+    ) -> Handler[Servicer, Request, Response]:
+        response_type: type[Response] = getattr(lobby_pb2, f"{handler.__name__}Response")
+
+        @functools.wraps(handler)
+        async def once(self: Servicer, request: Request, context: Context) -> Response:
+            return await self.requests.once(
+                scope(), request, response_type, lambda: handler(self, request, context)
+            )
+
+        return once
+
+    return decorate
+
+
+def _caller_id() -> str:
+    return authenticated().subject
+
+
+def _guest_scope() -> str:
+    return GUEST_SCOPE
+
+
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     """The Lobby service's RPCs."""
 
     def __init__(self, app: LobbyApplication, proxies: TrustedProxies) -> None:
         self.app = app
+        self.requests = Requests(app.store)
         self._proxies = proxies
 
     def _peer(self, context: Context) -> str:
         return peer_address(context, self._proxies)
 
+    @_once(_guest_scope)
     async def RegisterGuest(
         self, request: lobby_pb2.RegisterGuestRequest, context: Context
     ) -> lobby_pb2.RegisterGuestResponse:
@@ -134,6 +178,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             session=_session(await self.app.refresh(authenticated()))
         )
 
+    @_once(_caller_id)
     async def RotateCredential(
         self, request: lobby_pb2.RotateCredentialRequest, context: Context
     ) -> lobby_pb2.RotateCredentialResponse:
@@ -141,6 +186,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         signed_in = await self.app.rotate_credential(authenticated())
         return lobby_pb2.RotateCredentialResponse(session=_session(signed_in))
 
+    @_once(_caller_id)
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
@@ -159,6 +205,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         )
         return lobby_pb2.CreateTableResponse(table=table_to_proto(table, identity.subject))
 
+    @_once(_caller_id)
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.JoinTableResponse:
@@ -167,6 +214,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         table = await self.app.join(identity, _table_id(request.table_id), request.invite_code)
         return lobby_pb2.JoinTableResponse(table=table_to_proto(table, identity.subject))
 
+    @_once(_caller_id)
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.LeaveTableResponse:
@@ -175,6 +223,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         table = await self.app.leave(identity, _table_id(request.table_id))
         return lobby_pb2.LeaveTableResponse(table=table_to_proto(table, identity.subject))
 
+    @_once(_caller_id)
     async def AddBot(
         self, request: lobby_pb2.AddBotRequest, context: Context
     ) -> lobby_pb2.AddBotResponse:
@@ -195,6 +244,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             tables=[table_to_proto(t, identity.subject) for t in tables]
         )
 
+    @_once(_caller_id)
     async def QuickMatch(
         self, request: lobby_pb2.QuickMatchRequest, context: Context
     ) -> lobby_pb2.QuickMatchResponse:
@@ -215,6 +265,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         )
         return lobby_pb2.QuickMatchResponse(table=table_to_proto(table, identity.subject))
 
+    @_once(_caller_id)
     async def StartGame(
         self, request: lobby_pb2.StartGameRequest, context: Context
     ) -> lobby_pb2.StartGameResponse:

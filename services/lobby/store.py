@@ -7,7 +7,8 @@ each player's own tables are projections kept in the same atomic write, so listi
 and a lobby restart loses nothing. A player's finished games move from their tables to a short
 list of results once ListMyGames has seen them end (`record_finished`).
 
-Players keep the digest of their credential beside their name.
+Players keep the digest of their credential beside their name. Request ids are claimed here
+too (`claim_request`): one atomic claim per (caller, request id), see `requests.py`.
 
 Redis keys share the hash tag `{lobby}` so every Lua script touches one cluster slot; the
 lobby's load is small next to the games', which shard by game id.
@@ -17,9 +18,13 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import base64
 import contextlib
 import json
+import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -35,6 +40,28 @@ Change = Callable[[Table], Table]
 MAX_CAS_ATTEMPTS = 50
 #: Finished games a player's list keeps (the newest).
 FINISHED_KEPT = 20
+#: Request-id records the in-memory store keeps at most (the oldest go first).
+MAX_REQUEST_RECORDS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """A claimed request id: the hash of the request, the claim's holder, and (once the first
+    copy has succeeded) its answer."""
+
+    fingerprint: str
+    holder: str
+    answer: bytes | None = None
+
+    def to_json(self) -> str:
+        answer = base64.b64encode(self.answer).decode() if self.answer is not None else None
+        return json.dumps({"fp": self.fingerprint, "holder": self.holder, "answer": answer})
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> RequestRecord:
+        data = json.loads(raw)
+        answer = base64.b64decode(data["answer"]) if data["answer"] is not None else None
+        return cls(data["fp"], data["holder"], answer)
 
 
 def index_change(previous: Table | None, table: Table) -> tuple[frozenset[str], frozenset[str]]:
@@ -110,6 +137,20 @@ class LobbyStore(abc.ABC):
         """The player's kept results, newest first: (table id, result)."""
 
     @abc.abstractmethod
+    async def claim_request(
+        self, key: str, record: RequestRecord, ttl_ms: int
+    ) -> RequestRecord | None:
+        """Claim `key` for `record` (None) unless it is held: then the record that holds it."""
+
+    @abc.abstractmethod
+    async def answer_request(self, key: str, holder: str, answer: bytes, ttl_ms: int) -> None:
+        """Keep the answer of the claim `holder` made of `key`, for `ttl_ms`."""
+
+    @abc.abstractmethod
+    async def release_request(self, key: str, holder: str) -> None:
+        """Give up the claim `holder` made of `key` (its first copy failed)."""
+
+    @abc.abstractmethod
     async def open_tables(self, size: int | None, limit: int) -> list[Table]:
         """Open public tables, oldest first (from the projection)."""
 
@@ -170,13 +211,16 @@ class LobbyStore(abc.ABC):
 class InMemoryLobbyStore(LobbyStore):
     """The embedded lobby store: dicts, one asyncio loop, no awaits inside a write."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
+        self._clock = clock
         self._players: dict[str, Player] = {}
         self._credentials: dict[str, str] = {}
         self._tables: dict[str, Table] = {}
         self._mine: dict[str, set[str]] = {}
         self._finished: dict[str, dict[str, GameProgress]] = {}
+        # key -> (record, expiry on `clock`); oldest first
+        self._requests: OrderedDict[str, tuple[RequestRecord, float]] = OrderedDict()
 
     async def add_player(self, player: Player, credential_digest: str) -> None:
         self._players[player.player_id] = player
@@ -230,6 +274,38 @@ class InMemoryLobbyStore(LobbyStore):
     async def finished_games(self, player_id: str) -> list[tuple[str, GameProgress]]:
         results = self._finished.get(player_id, {})
         return [(table_id, results[table_id]) for table_id in self._newest_first(results)]
+
+    def _live_request(self, key: str) -> RequestRecord | None:
+        now = self._clock()
+        while self._requests:
+            oldest, (_, expires) = next(iter(self._requests.items()))
+            if expires > now and len(self._requests) <= MAX_REQUEST_RECORDS:
+                break
+            del self._requests[oldest]
+        entry = self._requests.get(key)
+        return entry[0] if entry is not None and entry[1] > now else None
+
+    def _keep_request(self, key: str, record: RequestRecord, ttl_ms: int) -> None:
+        self._requests.pop(key, None)
+        self._requests[key] = (record, self._clock() + ttl_ms / 1000)
+
+    async def claim_request(
+        self, key: str, record: RequestRecord, ttl_ms: int
+    ) -> RequestRecord | None:
+        held = self._live_request(key)
+        if held is None:
+            self._keep_request(key, record, ttl_ms)
+        return held
+
+    async def answer_request(self, key: str, holder: str, answer: bytes, ttl_ms: int) -> None:
+        held = self._live_request(key)
+        if held is not None and held.holder == holder:
+            self._keep_request(key, RequestRecord(held.fingerprint, holder, answer), ttl_ms)
+
+    async def release_request(self, key: str, holder: str) -> None:
+        held = self._live_request(key)
+        if held is not None and held.holder == holder:
+            del self._requests[key]
 
     async def open_tables(self, size: int | None, limit: int) -> list[Table]:
         listed = [t for t in self._tables.values() if t.listed and (size is None or t.size == size)]
@@ -304,6 +380,19 @@ redis.call('ZREMRANGEBYRANK', KEYS[2], 0, beyond)
 return 1
 """
 
+# Answer or release a request-id claim only if `holder` still holds it.
+_ANSWER_SCRIPT = """
+local held = redis.call('GET', KEYS[1])
+if not held or cjson.decode(held)['holder'] ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
+_RELEASE_SCRIPT = """
+local held = redis.call('GET', KEYS[1])
+if not held or cjson.decode(held)['holder'] ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
+"""
+
 _PREFIX = "verrater:{lobby}"
 
 
@@ -320,6 +409,8 @@ class RedisLobbyStore(LobbyStore):
         self._redis = client
         self._cas = client.register_script(_CAS_SCRIPT)
         self._finished_script = client.register_script(_FINISHED_SCRIPT)
+        self._answer = client.register_script(_ANSWER_SCRIPT)
+        self._release = client.register_script(_RELEASE_SCRIPT)
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
 
@@ -392,6 +483,38 @@ class RedisLobbyStore(LobbyStore):
             for table_id, raw in zip(ids, raws, strict=True)
             if raw is not None
         ]
+
+    @staticmethod
+    def _request_key(key: str) -> str:
+        return f"{_PREFIX}:request:{key}"
+
+    async def claim_request(
+        self, key: str, record: RequestRecord, ttl_ms: int
+    ) -> RequestRecord | None:
+        async with _available():
+            while True:
+                if await self._redis.set(
+                    self._request_key(key), record.to_json(), nx=True, px=ttl_ms
+                ):
+                    return None
+                held = await self._redis.get(self._request_key(key))
+                if held is not None:  # else it expired meanwhile: claim again
+                    return RequestRecord.from_json(held)
+
+    async def answer_request(self, key: str, holder: str, answer: bytes, ttl_ms: int) -> None:
+        async with _available():
+            held = await self._redis.get(self._request_key(key))
+            if held is None:
+                return
+            record = RequestRecord.from_json(held)
+            answered = RequestRecord(record.fingerprint, holder, answer)
+            await self._answer(
+                keys=[self._request_key(key)], args=[holder, answered.to_json(), ttl_ms]
+            )
+
+    async def release_request(self, key: str, holder: str) -> None:
+        async with _available():
+            await self._release(keys=[self._request_key(key)], args=[holder])
 
     @staticmethod
     def _open_key(size: int) -> str:

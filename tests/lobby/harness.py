@@ -69,9 +69,12 @@ async def running(kind: str, redis_url: str | None, **settings: Any) -> AsyncIte
         await backend.stop(None)
 
 
-async def register(stack: Stack, name: str, metadata: Metadata = ()) -> lobby_pb2.Session:
+async def register(
+    stack: Stack, name: str, metadata: Metadata = (), request_id: str = ""
+) -> lobby_pb2.Session:
     answer = await stack.lobby.RegisterGuest(
-        lobby_pb2.RegisterGuestRequest(display_name=name), metadata=metadata
+        lobby_pb2.RegisterGuestRequest(display_name=name, request_id=request_id),
+        metadata=metadata,
     )
     return answer.session
 

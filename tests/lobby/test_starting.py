@@ -55,8 +55,9 @@ async def test_a_table_is_starting_while_its_game_is_created(stack: Stack) -> No
     )
     updates = aiter(watch)
     assert [u.table.status for u in await take(updates, 1)] == [lobby_pb2.TABLE_STATUS_FULL]
-    start = lobby_pb2.StartGameRequest(table_id=table.table_id)
-    starting = asyncio.ensure_future(stack.lobby.StartGame(start, metadata=host))
+    start = lobby_pb2.StartGameRequest(table_id=table.table_id, request_id="start")
+    first = stack.lobby.StartGame(start, metadata=host)
+    starting = asyncio.ensure_future(first)
     await asyncio.wait_for(gateway.creating.wait(), timeout=10)
 
     [seen] = await take(updates, 1)
@@ -79,11 +80,17 @@ async def test_a_table_is_starting_while_its_game_is_created(stack: Stack) -> No
             lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=host
         ),
     )
+    # The host's app gives up waiting; the game is created once all the same, and the retry
+    # with the same request id answers STARTED.
+    first.cancel()
     gateway.go_on.set()
     [done] = await take(updates, 1)
     assert done.table.status == lobby_pb2.TABLE_STATUS_STARTED and done.table.game_id
-    assert (await starting).table == done.table
+    retried = await stack.lobby.StartGame(start, metadata=host)
+    assert retried.table.status == lobby_pb2.TABLE_STATUS_STARTED
+    assert retried.table.game_id == done.table.game_id
     assert gateway.created == 1
+    assert starting.cancelled() or starting.exception() is not None
 
 
 async def test_only_the_host_may_start_a_table_even_once_it_has_started(stack: Stack) -> None:
