@@ -41,7 +41,7 @@ from services.game.service import Announcement, GameApplication
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.server import LobbyServicer
-from services.lobby.service import LobbyApplication
+from services.lobby.service import LobbyApplication, LobbyLimits
 from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
 from services.observability import start_metrics
 from services.rpc import (
@@ -51,6 +51,7 @@ from services.rpc import (
     RateLimiter,
     ServiceInterceptor,
     StreamQuota,
+    TrustedProxies,
 )
 from services.stats import (
     FinishedGameFeed,
@@ -70,6 +71,8 @@ STATS_SERVICE = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
 #: Lobby calls that change something: they count against a player's lobby rate.
 LOBBY_ACTIONS = (
     "RefreshToken",
+    "RotateCredential",
+    "ListMyGames",
     "CreateTable",
     "JoinTable",
     "LeaveTable",
@@ -77,7 +80,13 @@ LOBBY_ACTIONS = (
     "QuickMatch",
     "StartGame",
 )
-PUBLIC_METHODS = frozenset({f"/{GAME_SERVICE}/GetRuleset", f"/{LOBBY_SERVICE}/RegisterGuest"})
+PUBLIC_METHODS = frozenset(
+    {
+        f"/{GAME_SERVICE}/GetRuleset",
+        f"/{LOBBY_SERVICE}/RegisterGuest",
+        f"/{LOBBY_SERVICE}/SignIn",
+    }
+)
 #: gRPC's default is 4 MiB; no legitimate request of ours comes near 1 MiB.
 MAX_MESSAGE_BYTES = 1024 * 1024
 #: New calls gRPC core may hold until the event loop takes them (see start_backend).
@@ -96,6 +105,17 @@ def rate_limits(config: Config) -> dict[str, RateLimit]:
         for name in LOBBY_ACTIONS:
             limits[f"/{LOBBY_SERVICE}/{name}"] = lobby
     return limits
+
+
+def lobby_limits(config: Config) -> LobbyLimits:
+    """The lobby's limits per network peer, per player id and overall."""
+    return LobbyLimits(
+        guests_per_peer_minute=config.guest_rate,
+        guests_per_second=config.guest_global_rate,
+        sign_ins_per_player_minute=config.signin_rate,
+        sign_ins_per_peer_minute=config.signin_peer_rate,
+        tables_per_peer=config.peer_tables,
+    )
 
 
 @dataclass(slots=True)
@@ -270,13 +290,19 @@ async def start_backend(
         gateway = GrpcGameGateway(config.game_address or own_address, issuer)
         backend.closers.append(gateway.close)
         backend.lobby = LobbyApplication(
-            lobby_store, issuer, gateway, validate_setup=validate_setup
+            lobby_store,
+            issuer,
+            gateway,
+            validate_setup=validate_setup,
+            limits=lobby_limits(config),
         )
         backend.closers.append(backend.lobby.close)
-        lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
-            LobbyServicer(backend.lobby),  # type: ignore[abstract]  # until the identity work
-            server,
+        # Abstract while its one pending RPC, WatchNotifications (the notifications work), is not
+        # in yet.
+        servicer = LobbyServicer(  # type: ignore[abstract]
+            backend.lobby, TrustedProxies.parse(config.trusted_proxies)
         )
+        lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
     if "ai" in services:
         ai = AiServicer(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
+from services.rpc import DEFAULT_TOKEN_TTL_SECONDS, DEVELOPMENT_SECRET, TokenIssuer
 
 
 @dataclass(frozen=True)
@@ -22,7 +22,7 @@ class Config:
     bind: str = "127.0.0.1:50051"
     redis_url: str | None = None
     token_secret: str = DEVELOPMENT_SECRET
-    token_ttl_seconds: int = 24 * 3600
+    token_ttl_seconds: int = DEFAULT_TOKEN_TTL_SECONDS
     game_address: str | None = None
     log_level: str = "INFO"
     grace_seconds: float = 10.0
@@ -38,6 +38,18 @@ class Config:
     streams_per_player: int = 32
     # Answers a Play stream may hold for a client that does not read before it is cut off.
     stream_backlog: int = 32
+    # Whose `x-forwarded-for` is believed: comma-separated IPs or CIDR blocks (none by default).
+    trusted_proxies: str = ""
+    # New guests per network peer and minute, and per second from everyone (per lobby process);
+    # bursts of four times as many; 0: no limit.
+    guest_rate: float = 60.0
+    guest_global_rate: float = 50.0
+    # Sign-in attempts per player id and minute, and per network peer and minute; bursts of
+    # four times as many; 0: no limit.
+    signin_rate: float = 6.0
+    signin_peer_rate: float = 60.0
+    # Tables not yet started that players from one network peer may host (0: no limit).
+    peer_tables: int = 20
 
     @classmethod
     def from_env(cls) -> Config:
@@ -57,6 +69,12 @@ class Config:
             lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
             streams_per_player=int(env.get("VERRATER_STREAMS_PER_PLAYER", cls.streams_per_player)),
             stream_backlog=int(env.get("VERRATER_STREAM_BACKLOG", cls.stream_backlog)),
+            trusted_proxies=env.get("VERRATER_TRUSTED_PROXIES", cls.trusted_proxies),
+            guest_rate=float(env.get("VERRATER_GUEST_RATE", cls.guest_rate)),
+            guest_global_rate=float(env.get("VERRATER_GUEST_GLOBAL_RATE", cls.guest_global_rate)),
+            signin_rate=float(env.get("VERRATER_SIGNIN_RATE", cls.signin_rate)),
+            signin_peer_rate=float(env.get("VERRATER_SIGNIN_PEER_RATE", cls.signin_peer_rate)),
+            peer_tables=int(env.get("VERRATER_PEER_TABLES", cls.peer_tables)),
         )
 
     @property

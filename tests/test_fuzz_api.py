@@ -261,11 +261,13 @@ def test_lobby_calls_never_fail_inside(server: Server, data: st.DataObject) -> N
         else data.draw(callers(server.game_id, server.issuer))
     )  # type: ignore[union-attr]
     table_id = data.draw(st.sampled_from(["", "nope", "x" * 100, "bad id!"]) | st.text(max_size=8))
+    request_id = data.draw(st.sampled_from(["", "again", "x" * 65, "bad id"]) | st.text(max_size=8))
     _call(
         server.lobby.CreateTable,
         lobby_pb2.CreateTableRequest(
             size=data.draw(numbers), turn_seconds=data.draw(numbers),
             private=data.draw(st.booleans()), host_sits_out=data.draw(st.booleans()),
+            request_id=request_id,
         ),
         metadata,
     )  # fmt: skip
@@ -291,3 +293,17 @@ def test_lobby_calls_never_fail_inside(server: Server, data: st.DataObject) -> N
     _call(server.lobby.StartGame, lobby_pb2.StartGameRequest(table_id=table_id), metadata)
     _call(server.lobby.LeaveTable, lobby_pb2.LeaveTableRequest(table_id=table_id), metadata)
     _call(server.lobby.GetSeatToken, lobby_pb2.GetSeatTokenRequest(table_id=table_id), metadata)
+    _call(server.lobby.ListMyGames, lobby_pb2.ListMyGamesRequest(), metadata)
+    _call(
+        server.lobby.RotateCredential,
+        lobby_pb2.RotateCredentialRequest(request_id=request_id),
+        metadata,
+    )
+    _call(
+        server.lobby.SignIn,
+        lobby_pb2.SignInRequest(
+            player_id=data.draw(st.sampled_from(["", "p0", "bad id!"]) | st.text(max_size=70)),
+            credential=data.draw(st.text(max_size=200)),
+        ),
+        (),
+    )

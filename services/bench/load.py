@@ -177,6 +177,10 @@ def run_load_bench(
             "VERRATER_LOG_LEVEL": "WARNING",
             "VERRATER_COMMAND_RATE": "0",
             "VERRATER_LOBBY_RATE": "0",
+            # Every simulated player registers and opens a table from this one address.
+            "VERRATER_GUEST_RATE": "0",
+            "VERRATER_GUEST_GLOBAL_RATE": "0",
+            "VERRATER_PEER_TABLES": "0",
         }
         processes = {
             "game": stack.enter_context(

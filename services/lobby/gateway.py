@@ -1,4 +1,5 @@
-"""The lobby's side of the game service: creating games over gRPC, checking sandbox setups."""
+"""The lobby's side of the game service: creating games and reading how they stand over gRPC,
+checking sandbox setups."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import grpc
 from google.protobuf import json_format
 from grpc import aio
 
-from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, view_pb2
 from services.codec import MalformedMessage, bot_level_to_proto, setup_from_proto
 from services.engine import (
     CreateGame,
@@ -22,7 +23,14 @@ from services.engine import (
 from services.errors import Reason, ServiceError
 from services.rpc import Role, TokenIssuer, bearer
 
+from .model import GameProgress
 from .store import LobbyUnavailable
+
+#: How long a call to the game service may take before the lobby answers UNAVAILABLE.
+CREATE_TIMEOUT_S = 10.0
+VIEW_TIMEOUT_S = 5.0
+#: Service tokens live as long as one call.
+SERVICE_TOKEN_TTL_S = 300
 
 
 def setup_to_dict(setup: events_pb2.ExplicitSetup) -> dict[str, Any]:
@@ -32,6 +40,29 @@ def setup_to_dict(setup: events_pb2.ExplicitSetup) -> dict[str, Any]:
 
 def setup_from_dict(data: dict[str, Any]) -> events_pb2.ExplicitSetup:
     return json_format.ParseDict(data, events_pb2.ExplicitSetup())
+
+
+def progress_from_view(view: view_pb2.PlayerView, seat: int | None) -> GameProgress:
+    """Where the game stands for `seat`, from that seat's view."""
+    deadline = view.turn.deadline.ToMilliseconds() if view.turn.HasField("deadline") else None
+    if view.phase != events_pb2.PHASE_GAME_OVER:
+        return GameProgress(
+            round=view.round,
+            version=view.version,
+            your_turn=seat is not None and seat in view.turn.seats,
+            deadline_ms=deadline,
+        )
+    vps = [each.vp for each in view.seats]
+    if seat is None or not 0 <= seat < len(vps):
+        return GameProgress(round=view.round, version=view.version, finished=True)
+    return GameProgress(
+        round=view.round,
+        version=view.version,
+        finished=True,
+        final_vp=vps[seat],
+        # Competition ranking: the winners (most VP) are 1, equal VP share a rank (1, 1, 3).
+        rank=1 + sum(vp > vps[seat] for vp in vps),
+    )
 
 
 def validate_setup(players: int, data: dict[str, Any]) -> None:
@@ -85,9 +116,9 @@ class GrpcGameGateway:
         )
         if setup is not None:
             request.setup.CopyFrom(setup_from_dict(setup))
-        token = self._issuer.mint("lobby", role=Role.SERVICE, ttl_seconds=300)
+        token = self._issuer.mint("lobby", role=Role.SERVICE, ttl_seconds=SERVICE_TOKEN_TTL_S)
         try:
-            await self._stub.CreateGame(request, metadata=bearer(token), timeout=10)
+            await self._stub.CreateGame(request, metadata=bearer(token), timeout=CREATE_TIMEOUT_S)
         except grpc.aio.AioRpcError as error:
             if error.code() is grpc.StatusCode.ALREADY_EXISTS:
                 return  # a repeated start: the game is there, which is all we wanted
@@ -99,6 +130,27 @@ class GrpcGameGateway:
             raise ServiceError(
                 Reason.GAME_REFUSED, f"the game service refused the game: {error.details()}"
             ) from error
+
+    async def progress(self, game_id: str, seat: int | None) -> GameProgress | None:
+        # A service token bound to the seat: the view that seat's player would get.
+        token = self._issuer.mint(
+            "lobby", role=Role.SERVICE, game_id=game_id, seat=seat, ttl_seconds=SERVICE_TOKEN_TTL_S
+        )
+        try:
+            answer = await self._stub.GetView(
+                game_pb2.GetViewRequest(game_id=game_id),
+                metadata=bearer(token),
+                timeout=VIEW_TIMEOUT_S,
+            )
+        except grpc.aio.AioRpcError as error:
+            if error.code() is grpc.StatusCode.NOT_FOUND:
+                return None
+            raise LobbyUnavailable(
+                f"the game service could not be asked about game {game_id}, retry: "
+                f"{error.details()}",
+                Reason.GAME_SERVICE_UNAVAILABLE,
+            ) from error
+        return progress_from_view(answer.view, seat)
 
     async def close(self) -> None:
         await self._channel.close()

@@ -60,6 +60,42 @@ class Player:
 
 
 @dataclass(frozen=True, slots=True)
+class GameProgress:
+    """Where a started game stands for one of its seats (from that seat's view of the game)."""
+
+    round: int
+    version: int
+    #: The seat must decide now.
+    your_turn: bool = False
+    #: When the awaited decision is due (Unix ms); None without a turn timer.
+    deadline_ms: int | None = None
+    finished: bool = False
+    #: Once finished: the seat's final VP and rank (1 for the winners, equal VP share a rank).
+    final_vp: int = 0
+    rank: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """What the store keeps of a finished game's result (no turn, no deadline)."""
+        return {
+            "round": self.round,
+            "version": self.version,
+            "finished": self.finished,
+            "final_vp": self.final_vp,
+            "rank": self.rank,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameProgress:
+        return cls(
+            round=int(data["round"]),
+            version=int(data["version"]),
+            finished=bool(data["finished"]),
+            final_vp=int(data["final_vp"]),
+            rank=int(data["rank"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class Seat:
     """A table seat: free (empty player_id), a person, or a bot of a level."""
 
@@ -90,6 +126,8 @@ class Table:
     created_at_ms: int = 0
     fill_bots_at_ms: int = 0
     fill_bot_level: BotLevel | None = None
+    #: The network peer the table was opened from (its quota of waiting tables).
+    opened_from: str = ""
 
     @property
     def ranked(self) -> bool:
@@ -105,6 +143,15 @@ class Table:
     def listed(self) -> bool:
         """Whether the open-tables projection shows this table."""
         return self.status is TableStatus.OPEN and not self.private
+
+    @property
+    def members(self) -> frozenset[str]:
+        """The people whose games list shows this table: the host and the seated players (a
+        closed table concerns nobody any more)."""
+        if self.status is TableStatus.CLOSED:
+            return frozenset()
+        people = {seat.player_id for seat in self.seats if seat.player_id and not seat.bot_level}
+        return frozenset({self.host, *people})
 
     def seat_of(self, player_id: str) -> int | None:
         for index, seat in enumerate(self.seats):
@@ -133,6 +180,7 @@ class Table:
             "created_at_ms": self.created_at_ms,
             "fill_bots_at_ms": self.fill_bots_at_ms,
             "fill_bot_level": self.fill_bot_level or "",
+            "opened_from": self.opened_from,
         }
 
     @classmethod
@@ -157,6 +205,7 @@ class Table:
             created_at_ms=int(data["created_at_ms"]),
             fill_bots_at_ms=int(data.get("fill_bots_at_ms", 0)),
             fill_bot_level=BotLevel(data["fill_bot_level"]) if data.get("fill_bot_level") else None,
+            opened_from=data.get("opened_from", ""),
         )
 
 
@@ -171,6 +220,7 @@ def new_table(
     turn_seconds: int,
     now_ms: int,
     host_sits_out: bool = False,
+    opened_from: str = "",
 ) -> Table:
     """A table with its host in seat 0 (or with every seat free, when the host sits out)."""
     if size not in PLAYER_COUNTS:
@@ -201,6 +251,7 @@ def new_table(
         setup=setup,
         turn_seconds=turn_seconds,
         created_at_ms=now_ms,
+        opened_from=opened_from,
     )
 
 

@@ -1,25 +1,32 @@
 """The Lobby gRPC service: a thin entry point over `LobbyApplication`.
 
-Each handler decodes its request, calls the application and encodes the table or session.
-Refusals are raised with their reasons and leave through the rpc edge's one table:
-INVALID_ARGUMENT (bad name, size, level), NOT_FOUND (unknown table), PERMISSION_DENIED (not the
-host, wrong invite code), FAILED_PRECONDITION (full table, not seated, not started),
-ALREADY_EXISTS (already seated), UNAUTHENTICATED (token), UNAVAILABLE (retry).
+Each handler decodes its request, calls the application and encodes the table or session; the
+mutating ones run once per request id (`requests.py`, through `_once`). Refusals are raised
+with their reasons and leave through the rpc edge's one table: INVALID_ARGUMENT (bad name, size,
+level, id), NOT_FOUND (unknown table), PERMISSION_DENIED (not the host, wrong invite code),
+FAILED_PRECONDITION (full table, not seated, not started, a reused request id), ALREADY_EXISTS
+(already seated), UNAUTHENTICATED (token, credential), RESOURCE_EXHAUSTED (limits),
+UNAVAILABLE (retry).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import functools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TypeVar
+
+from google.protobuf.message import Message
 
 from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
 from services.codec import bot_level_from_proto, bot_level_to_proto
 from services.engine import BotLevel
 from services.errors import Reason, ServiceError
-from services.rpc import Context, authenticated, checked_id
+from services.rpc import Context, TrustedProxies, authenticated, checked_id, peer_address
 
 from .gateway import setup_to_dict
-from .model import Player, Table, TableStatus
-from .service import IssuedToken, LobbyApplication
+from .model import Table, TableStatus
+from .requests import GUEST_SCOPE, Requests
+from .service import LobbyApplication, MyGame, SignedIn
 
 _STATUS = {
     TableStatus.OPEN: lobby_pb2.TABLE_STATUS_OPEN,
@@ -68,35 +75,118 @@ def table_to_proto(table: Table, viewer: str | None) -> lobby_pb2.Table:
     )
 
 
-def _session(player: Player, issued: IssuedToken) -> lobby_pb2.Session:
+def _session(signed_in: SignedIn) -> lobby_pb2.Session:
     return lobby_pb2.Session(
-        player_id=player.player_id,
-        display_name=player.name,
-        token=issued.token,
-        expires_at=issued.expires_at,
+        player_id=signed_in.player.player_id,
+        display_name=signed_in.player.name,
+        token=signed_in.token.token,
+        expires_at=signed_in.token.expires_at,
+        credential=signed_in.credential,
     )
+
+
+def _my_game(game: MyGame, viewer: str) -> lobby_pb2.MyGame:
+    table, progress = game.table, game.progress
+    entry = lobby_pb2.MyGame(
+        table_id=table.table_id,
+        game_id=table.game_id if table.status is TableStatus.STARTED else "",
+        seat=game.seat,
+        status=_STATUS[table.status],
+        table=table_to_proto(table, viewer),
+    )
+    if progress is not None:
+        entry.round = progress.round
+        entry.version = progress.version
+        entry.your_turn = progress.your_turn
+        entry.finished = progress.finished
+        entry.final_vp = progress.final_vp
+        entry.rank = progress.rank
+        if progress.deadline_ms is not None:
+            entry.deadline.FromMilliseconds(progress.deadline_ms)
+    return entry
+
+
+Servicer = TypeVar("Servicer", bound="LobbyServicer")
+Request = TypeVar("Request", bound=Message)
+Response = TypeVar("Response", bound=Message)
+Handler = Callable[[Servicer, Request, Context], Awaitable[Response]]
+
+
+def _once(
+    scope: Callable[[], str],
+) -> Callable[[Handler[Servicer, Request, Response]], Handler[Servicer, Request, Response]]:
+    """The handler, run once per request id of the caller `scope()` names: a retry answers the
+    first copy's answer (see requests.py). Every mutating RPC has its own `<Name>Response`."""
+
+    def decorate(
+        handler: Handler[Servicer, Request, Response],
+    ) -> Handler[Servicer, Request, Response]:
+        response_type: type[Response] = getattr(lobby_pb2, f"{handler.__name__}Response")
+
+        @functools.wraps(handler)
+        async def once(self: Servicer, request: Request, context: Context) -> Response:
+            return await self.requests.once(
+                scope(), request, response_type, lambda: handler(self, request, context)
+            )
+
+        return once
+
+    return decorate
+
+
+def _caller_id() -> str:
+    return authenticated().subject
+
+
+def _guest_scope() -> str:
+    return GUEST_SCOPE
 
 
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     """The Lobby service's RPCs."""
 
-    def __init__(self, app: LobbyApplication) -> None:
+    def __init__(self, app: LobbyApplication, proxies: TrustedProxies) -> None:
         self.app = app
+        self.requests = Requests(app.store)
+        self._proxies = proxies
 
+    def _peer(self, context: Context) -> str:
+        return peer_address(context, self._proxies)
+
+    @_once(_guest_scope)
     async def RegisterGuest(
         self, request: lobby_pb2.RegisterGuestRequest, context: Context
     ) -> lobby_pb2.RegisterGuestResponse:
-        """A new guest player and their token (no token needed)."""
-        player, issued = await self.app.register_guest(request.display_name)
-        return lobby_pb2.RegisterGuestResponse(session=_session(player, issued))
+        """A new guest player, their token and their credential (no token needed)."""
+        signed_in = await self.app.register_guest(request.display_name, self._peer(context))
+        return lobby_pb2.RegisterGuestResponse(session=_session(signed_in))
+
+    async def SignIn(
+        self, request: lobby_pb2.SignInRequest, context: Context
+    ) -> lobby_pb2.SignInResponse:
+        """A fresh token for the holder of a player's credential (no token needed)."""
+        signed_in = await self.app.sign_in(
+            request.player_id, request.credential, self._peer(context)
+        )
+        return lobby_pb2.SignInResponse(session=_session(signed_in))
 
     async def RefreshToken(
         self, request: lobby_pb2.RefreshTokenRequest, context: Context
     ) -> lobby_pb2.RefreshTokenResponse:
         """A fresh token for the caller."""
-        player, issued = await self.app.refresh(authenticated())
-        return lobby_pb2.RefreshTokenResponse(session=_session(player, issued))
+        return lobby_pb2.RefreshTokenResponse(
+            session=_session(await self.app.refresh(authenticated()))
+        )
 
+    @_once(_caller_id)
+    async def RotateCredential(
+        self, request: lobby_pb2.RotateCredentialRequest, context: Context
+    ) -> lobby_pb2.RotateCredentialResponse:
+        """A new credential for the caller; the old one stops working at once."""
+        signed_in = await self.app.rotate_credential(authenticated())
+        return lobby_pb2.RotateCredentialResponse(session=_session(signed_in))
+
+    @_once(_caller_id)
     async def CreateTable(
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
@@ -104,6 +194,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         identity = authenticated()
         table = await self.app.create_table(
             identity,
+            peer=self._peer(context),
             size=request.size,
             private=request.private,
             builder_may_move=request.builder_may_move,
@@ -114,6 +205,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         )
         return lobby_pb2.CreateTableResponse(table=table_to_proto(table, identity.subject))
 
+    @_once(_caller_id)
     async def JoinTable(
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.JoinTableResponse:
@@ -122,6 +214,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         table = await self.app.join(identity, _table_id(request.table_id), request.invite_code)
         return lobby_pb2.JoinTableResponse(table=table_to_proto(table, identity.subject))
 
+    @_once(_caller_id)
     async def LeaveTable(
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.LeaveTableResponse:
@@ -130,6 +223,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         table = await self.app.leave(identity, _table_id(request.table_id))
         return lobby_pb2.LeaveTableResponse(table=table_to_proto(table, identity.subject))
 
+    @_once(_caller_id)
     async def AddBot(
         self, request: lobby_pb2.AddBotRequest, context: Context
     ) -> lobby_pb2.AddBotResponse:
@@ -150,6 +244,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             tables=[table_to_proto(t, identity.subject) for t in tables]
         )
 
+    @_once(_caller_id)
     async def QuickMatch(
         self, request: lobby_pb2.QuickMatchRequest, context: Context
     ) -> lobby_pb2.QuickMatchResponse:
@@ -166,9 +261,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
             request.size,
             request.fill_with_bots_after_seconds,
             _level(request.bot_level, "bot_level"),
+            peer=self._peer(context),
         )
         return lobby_pb2.QuickMatchResponse(table=table_to_proto(table, identity.subject))
 
+    @_once(_caller_id)
     async def StartGame(
         self, request: lobby_pb2.StartGameRequest, context: Context
     ) -> lobby_pb2.StartGameResponse:
@@ -206,3 +303,13 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         identity = authenticated()
         async for table in self.app.watch(_table_id(request.table_id)):
             yield lobby_pb2.WatchTableResponse(table=table_to_proto(table, identity.subject))
+
+    async def ListMyGames(
+        self, request: lobby_pb2.ListMyGamesRequest, context: Context
+    ) -> lobby_pb2.ListMyGamesResponse:
+        """The caller's running games, open tables and newest finished games."""
+        identity = authenticated()
+        games = await self.app.my_games(identity)
+        return lobby_pb2.ListMyGamesResponse(
+            games=[_my_game(game, identity.subject) for game in games]
+        )

@@ -1,4 +1,5 @@
-"""The lobby application service: guests, tables, quick match, and starting games.
+"""The lobby application service: players and their credentials, tables, quick match, starting
+games, and each player's list of games to come back to.
 
 A game starts in three steps so that starting twice creates one game and a crash in between
 loses nothing: the table goes FULL -> STARTING (seats fixed, the game id fixed as "g" + table
@@ -19,11 +20,11 @@ from typing import Any, Protocol
 
 from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, BotLevel, SeatAssignment
 from services.errors import Reason, ServiceError
-from services.rpc import Identity, TokenIssuer
+from services.rpc import Identity, RateLimit, RateLimiter, TokenIssuer, checked_id
 
-from . import model
-from .model import Player, Table, TableStatus
-from .store import LobbyStore
+from . import credentials, model
+from .model import GameProgress, Player, Table, TableStatus
+from .store import FINISHED_KEPT, LobbyStore
 
 log = logging.getLogger("verrater.lobby")
 
@@ -32,7 +33,42 @@ LIST_LIMIT_MAX = 200
 BOT_FILL_SWEEP_SECONDS = 0.25
 #: Tables one player may host before any of them starts (keeps one client from flooding the
 #: lobby). Checked before the write, so two simultaneous creates may both pass: a soft limit.
+#: The same holds for the tables per network peer (LobbyLimits.tables_per_peer).
 MAX_HOSTED_TABLES = 3
+#: The most tables ListMyGames looks at (newest first): each started one costs a view.
+MY_TABLES_LOOKED_AT = 50
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyLimits:
+    """Limits per network peer, per player id and overall (0: none). Rates allow bursts of four
+    times as many; they are kept per lobby process, like the per-player rate limits."""
+
+    guests_per_peer_minute: float = 0
+    guests_per_second: float = 0
+    sign_ins_per_player_minute: float = 0
+    sign_ins_per_peer_minute: float = 0
+    tables_per_peer: int = 0
+
+    def rates(self) -> dict[str, RateLimit]:
+        """The token buckets, by what they count (named as their refusals say it)."""
+        guests, sign_ins = self.guests_per_peer_minute, self.sign_ins_per_player_minute
+        peer_sign_ins = self.sign_ins_per_peer_minute
+        wanted = {
+            _GUESTS_PER_PEER: RateLimit("guest (per network address)", guests / 60, 4 * guests),
+            _GUESTS: RateLimit("guest", self.guests_per_second, 4 * self.guests_per_second),
+            _SIGN_INS_PER_PLAYER: RateLimit("sign-in (per player)", sign_ins / 60, 4 * sign_ins),
+            _SIGN_INS_PER_PEER: RateLimit(
+                "sign-in (per network address)", peer_sign_ins / 60, 4 * peer_sign_ins
+            ),
+        }
+        return {kind: limit for kind, limit in wanted.items() if limit.per_second > 0}
+
+
+_GUESTS_PER_PEER = "guests per peer"
+_GUESTS = "guests"
+_SIGN_INS_PER_PLAYER = "sign-ins per player"
+_SIGN_INS_PER_PEER = "sign-ins per peer"
 
 
 class GameGateway(Protocol):
@@ -51,11 +87,33 @@ class GameGateway(Protocol):
     ) -> None:
         """Create the game; creating an existing game id again is not an error."""
 
+    async def progress(self, game_id: str, seat: int | None) -> GameProgress | None:
+        """Where the game stands for `seat` (None: as a spectator); None when the game service
+        does not know the game. GAME_SERVICE_UNAVAILABLE when it cannot be asked."""
+
 
 @dataclass(frozen=True, slots=True)
 class IssuedToken:
     token: str
     expires_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """A player's session: who, a fresh token, and the credential when it is new."""
+
+    player: Player
+    token: IssuedToken
+    credential: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MyGame:
+    """One entry of a player's games list: a table, their seat, and the game's progress."""
+
+    table: Table
+    seat: int | None
+    progress: GameProgress | None = None
 
 
 class LobbyApplication:
@@ -68,12 +126,15 @@ class LobbyApplication:
         games: GameGateway,
         *,
         validate_setup: Callable[[int, dict[str, Any]], None] | None = None,
+        limits: LobbyLimits = LobbyLimits(),
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
         self.issuer = issuer
         self.games = games
         self._validate_setup = validate_setup
+        self._limits = limits
+        self._rates = RateLimiter(limits.rates())
         self._clock = clock
         self._sweeper: asyncio.Task[None] | None = None
 
@@ -84,10 +145,36 @@ class LobbyApplication:
         token = self.issuer.mint(player_id, now=now, **claims)
         return IssuedToken(token, int(now) + self.issuer.ttl_seconds)
 
-    async def register_guest(self, display_name: str) -> tuple[Player, IssuedToken]:
+    async def register_guest(self, display_name: str, peer: str) -> SignedIn:
+        """A new guest with a token and the credential to sign in with later (shown once)."""
         player = Player(f"p{secrets.token_hex(8)}", model.validate_name(display_name))
-        await self.store.add_player(player)
-        return player, self._token(player.player_id)
+        self._rates.check(_GUESTS_PER_PEER, peer)
+        self._rates.check(_GUESTS, "")
+        credential = credentials.new_credential()
+        await self.store.add_player(player, credentials.digest(credential))
+        return SignedIn(player, self._token(player.player_id), credential)
+
+    async def sign_in(self, player_id: str, credential: str, peer: str) -> SignedIn:
+        """A fresh token for the holder of the player's credential. Unknown player and wrong
+        credential get the same answer; attempts are limited per peer and per player id."""
+        self._rates.check(_SIGN_INS_PER_PEER, peer)
+        checked_id(player_id, "player_id")
+        self._rates.check(_SIGN_INS_PER_PLAYER, player_id)
+        stored = await self.store.credential_digest(player_id)
+        player = await self.store.player(player_id) if stored is not None else None
+        if not credentials.matches(credential, stored) or player is None:
+            raise ServiceError(
+                Reason.CREDENTIAL_INVALID,
+                "no player with this id and credential: check both, or register anew",
+            )
+        return SignedIn(player, self._token(player_id))
+
+    async def rotate_credential(self, identity: Identity) -> SignedIn:
+        """A new credential for the caller; the old one stops working at once."""
+        player = await self.player(identity)
+        credential = credentials.new_credential()
+        await self.store.replace_credential(player.player_id, credentials.digest(credential))
+        return SignedIn(player, self._token(player.player_id), credential)
 
     async def player(self, identity: Identity) -> Player:
         player = await self.store.player(identity.subject)
@@ -98,9 +185,9 @@ class LobbyApplication:
             )
         return player
 
-    async def refresh(self, identity: Identity) -> tuple[Player, IssuedToken]:
+    async def refresh(self, identity: Identity) -> SignedIn:
         player = await self.player(identity)
-        return player, self._token(player.player_id)
+        return SignedIn(player, self._token(player.player_id))
 
     # --- tables -------------------------------------------------------------------------
 
@@ -108,6 +195,7 @@ class LobbyApplication:
         self,
         identity: Identity,
         *,
+        peer: str,
         size: int,
         private: bool = False,
         builder_may_move: bool = False,
@@ -124,6 +212,13 @@ class LobbyApplication:
                 Reason.TOO_MANY_TABLES,
                 f"you already host {MAX_HOSTED_TABLES} tables that have not started: "
                 "start, fill or leave one first",
+            )
+        limit = self._limits.tables_per_peer
+        if limit and await self.store.peer_tables(peer) >= limit:
+            raise ServiceError(
+                Reason.TOO_MANY_TABLES,
+                f"players from your network address already host {limit} tables that have "
+                "not started: start, fill or leave one first",
             )
         if setup is not None and self._validate_setup is not None:
             self._validate_setup(size, setup)
@@ -144,6 +239,7 @@ class LobbyApplication:
             turn_seconds=turn_seconds,
             now_ms=now_ms,
             host_sits_out=host_sits_out,
+            opened_from=peer,
         )
         if fill_with_bots_after_s:
             table = replace(
@@ -184,7 +280,13 @@ class LobbyApplication:
         return await self.store.open_tables(size, limit)
 
     async def quick_match(
-        self, identity: Identity, size: int, fill_with_bots_after_s: int, bot_level: BotLevel
+        self,
+        identity: Identity,
+        size: int,
+        fill_with_bots_after_s: int,
+        bot_level: BotLevel,
+        *,
+        peer: str,
     ) -> Table:
         """Join the oldest open public table of this size, else open one (auto-starting)."""
         player = await self.player(identity)
@@ -204,6 +306,7 @@ class LobbyApplication:
             return await self._auto_start(table)
         return await self.create_table(
             identity,
+            peer=peer,
             size=size,
             auto_start=True,
             fill_with_bots_after_s=fill_with_bots_after_s,
@@ -244,6 +347,43 @@ class LobbyApplication:
         if table.status is not TableStatus.STARTED:
             raise ServiceError(Reason.GAME_NOT_STARTED, f"table {table_id}'s game has not started")
         return table, seat, self._token(identity.subject, game_id=table.game_id, seat=seat)
+
+    async def my_games(self, identity: Identity) -> list[MyGame]:
+        """The caller's running games, then their open tables, then their newest finished
+        games, each group newest first: where to go back to after a restart.
+
+        The started games among the newest MY_TABLES_LOOKED_AT tables are asked for their
+        progress at once; a game seen finished moves to the player's results (the newest
+        FINISHED_KEPT), so it is not asked again. A game service that cannot be reached fails
+        the whole list (GAME_SERVICE_UNAVAILABLE: retry) rather than leaving games out.
+        """
+        player_id = identity.subject
+        tables = await self.store.tables(await self.store.my_tables(player_id, MY_TABLES_LOOKED_AT))
+        started = [t for t in tables if t.status is TableStatus.STARTED]
+        answers = await asyncio.gather(
+            *(self.games.progress(t.game_id, t.seat_of(player_id)) for t in started),
+            return_exceptions=True,
+        )
+        progress: list[GameProgress | None] = []
+        for answer in answers:
+            if isinstance(answer, BaseException):
+                raise answer
+            progress.append(answer)
+        running: list[MyGame] = []
+        finished: list[MyGame] = []
+        for table, game in zip(started, progress, strict=True):
+            if game is not None and game.finished:
+                await self.store.record_finished(player_id, table, game)
+                finished.append(MyGame(table, table.seat_of(player_id), game))
+            else:
+                running.append(MyGame(table, table.seat_of(player_id), game))
+        waiting = [MyGame(t, t.seat_of(player_id)) for t in tables if t.waiting]
+        kept = dict(await self.store.finished_games(player_id))
+        seen = {game.table.table_id for game in finished}
+        for table in await self.store.tables([t for t in kept if t not in seen]):
+            finished.append(MyGame(table, table.seat_of(player_id), kept[table.table_id]))
+        finished.sort(key=lambda game: game.table.created_at_ms, reverse=True)
+        return running + waiting + finished[:FINISHED_KEPT]
 
     async def watch(self, table_id: str) -> AsyncIterator[Table]:
         """The table now and after every change, until its game starts or it closes."""

@@ -2,8 +2,13 @@
 
 Tables change only through `update_table(table_id, change)`: read, apply the pure change,
 write back if the table's version is still the one read (compare-and-set), else retry. The
-open-tables list and the bot-fill schedule are projections kept in the same atomic write, so
-listing never scans, and a lobby restart loses nothing.
+open-tables list, the bot-fill schedule, who hosts what (per player and per network peer) and
+each player's own tables are projections kept in the same atomic write, so listing never scans,
+and a lobby restart loses nothing. A player's finished games move from their tables to a short
+list of results once ListMyGames has seen them end (`record_finished`).
+
+Players keep the digest of their credential beside their name. Request ids are claimed here
+too (`claim_request`): one atomic claim per (caller, request id), see `requests.py`.
 
 Redis keys share the hash tag `{lobby}` so every Lua script touches one cluster slot; the
 lobby's load is small next to the games', which shard by game id.
@@ -13,9 +18,13 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import base64
 import contextlib
 import json
+import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -25,10 +34,44 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from services.engine import PLAYER_COUNTS
 from services.errors import Reason, ServiceError
 
-from .model import Player, Table
+from .model import GameProgress, Player, Table
 
 Change = Callable[[Table], Table]
 MAX_CAS_ATTEMPTS = 50
+#: Finished games a player's list keeps (the newest).
+FINISHED_KEPT = 20
+#: Request-id records the in-memory store keeps at most (the oldest go first).
+MAX_REQUEST_RECORDS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class RequestRecord:
+    """A claimed request id: the hash of the request, the claim's holder, and (once the first
+    copy has succeeded) its answer."""
+
+    fingerprint: str
+    holder: str
+    answer: bytes | None = None
+
+    def to_json(self) -> str:
+        answer = base64.b64encode(self.answer).decode() if self.answer is not None else None
+        return json.dumps({"fp": self.fingerprint, "holder": self.holder, "answer": answer})
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> RequestRecord:
+        data = json.loads(raw)
+        answer = base64.b64decode(data["answer"]) if data["answer"] is not None else None
+        return cls(data["fp"], data["holder"], answer)
+
+
+def index_change(previous: Table | None, table: Table) -> tuple[frozenset[str], frozenset[str]]:
+    """Whose table lists a write changes: (players to drop the table from, players to list it
+    for). Only seating changes them; a started table keeps its players, so its later writes
+    leave the lists (and a finished game moved out of them) alone."""
+    if previous is not None and not previous.waiting:
+        return frozenset(), frozenset()
+    before = previous.members if previous is not None else frozenset()
+    return before - table.members, table.members
 
 
 class LobbyUnavailable(ServiceError):
@@ -45,21 +88,67 @@ class LobbyStore(abc.ABC):
         self._watchers: dict[str, set[asyncio.Queue[None]]] = {}
 
     @abc.abstractmethod
-    async def add_player(self, player: Player) -> None: ...
+    async def add_player(self, player: Player, credential_digest: str) -> None: ...
 
     @abc.abstractmethod
     async def player(self, player_id: str) -> Player | None: ...
 
     @abc.abstractmethod
-    async def table(self, table_id: str) -> Table | None: ...
+    async def credential_digest(self, player_id: str) -> str | None:
+        """The digest of the player's credential (None: no such player)."""
 
     @abc.abstractmethod
-    async def _write(self, table: Table, expected_version: int, previous_host: str) -> bool:
-        """Store `table` if the stored version is `expected_version` (0: absent)."""
+    async def replace_credential(self, player_id: str, credential_digest: str) -> None:
+        """From now on only the credential of this digest signs the (existing) player in."""
+
+    @abc.abstractmethod
+    async def table(self, table_id: str) -> Table | None: ...
+
+    async def tables(self, table_ids: list[str]) -> list[Table]:
+        """The tables of these ids that exist, in that order."""
+        found = [await self.table(table_id) for table_id in table_ids]
+        return [table for table in found if table is not None]
+
+    @abc.abstractmethod
+    async def _write(self, table: Table, expected_version: int, previous: Table | None) -> bool:
+        """Store `table` if the stored version is `expected_version` (0: absent; `previous` is
+        the table as read at that version)."""
 
     @abc.abstractmethod
     async def hosted_tables(self, player_id: str) -> int:
         """How many tables `player_id` hosts that have not started or closed (a projection)."""
+
+    @abc.abstractmethod
+    async def peer_tables(self, peer: str) -> int:
+        """How many tables opened from network peer `peer` have not started or closed."""
+
+    @abc.abstractmethod
+    async def my_tables(self, player_id: str, limit: int) -> list[str]:
+        """The newest `limit` tables the player sits at or hosts, newest first, but for the
+        finished games already moved to their results."""
+
+    @abc.abstractmethod
+    async def record_finished(self, player_id: str, table: Table, result: GameProgress) -> None:
+        """Move a finished game from the player's tables to their results (the newest
+        FINISHED_KEPT are kept)."""
+
+    @abc.abstractmethod
+    async def finished_games(self, player_id: str) -> list[tuple[str, GameProgress]]:
+        """The player's kept results, newest first: (table id, result)."""
+
+    @abc.abstractmethod
+    async def claim_request(
+        self, key: str, record: RequestRecord, ttl_ms: int
+    ) -> RequestRecord | None:
+        """Claim `key` for `record` (None) unless it is held: then the record that holds it."""
+
+    @abc.abstractmethod
+    async def answer_request(self, key: str, holder: str, answer: bytes, ttl_ms: int) -> None:
+        """Keep the answer of the claim `holder` made of `key`, for `ttl_ms`."""
+
+    @abc.abstractmethod
+    async def release_request(self, key: str, holder: str) -> None:
+        """Give up the claim `holder` made of `key` (its first copy failed)."""
 
     @abc.abstractmethod
     async def open_tables(self, size: int | None, limit: int) -> list[Table]:
@@ -70,7 +159,7 @@ class LobbyStore(abc.ABC):
         """Tables whose bot-fill time has come."""
 
     async def create_table(self, table: Table) -> Table:
-        if not await self._write(table, 0, table.host):
+        if not await self._write(table, 0, None):
             raise ServiceError(Reason.BUSY, f"table id {table.table_id} is taken; retry")
         return table
 
@@ -83,7 +172,7 @@ class LobbyStore(abc.ABC):
             changed = change(current)
             if changed is current or changed == current:
                 return current
-            if await self._write(changed, current.version, current.host):
+            if await self._write(changed, current.version, current):
                 return changed
         raise LobbyUnavailable(f"table {table_id} is too busy; retry", Reason.BUSY)
 
@@ -122,30 +211,101 @@ class LobbyStore(abc.ABC):
 class InMemoryLobbyStore(LobbyStore):
     """The embedded lobby store: dicts, one asyncio loop, no awaits inside a write."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
+        self._clock = clock
         self._players: dict[str, Player] = {}
+        self._credentials: dict[str, str] = {}
         self._tables: dict[str, Table] = {}
+        self._mine: dict[str, set[str]] = {}
+        self._finished: dict[str, dict[str, GameProgress]] = {}
+        # key -> (record, expiry on `clock`); oldest first
+        self._requests: OrderedDict[str, tuple[RequestRecord, float]] = OrderedDict()
 
-    async def add_player(self, player: Player) -> None:
+    async def add_player(self, player: Player, credential_digest: str) -> None:
         self._players[player.player_id] = player
+        self._credentials[player.player_id] = credential_digest
 
     async def player(self, player_id: str) -> Player | None:
         return self._players.get(player_id)
 
+    async def credential_digest(self, player_id: str) -> str | None:
+        return self._credentials.get(player_id)
+
+    async def replace_credential(self, player_id: str, credential_digest: str) -> None:
+        if player_id in self._players:
+            self._credentials[player_id] = credential_digest
+
     async def table(self, table_id: str) -> Table | None:
         return self._tables.get(table_id)
 
-    async def _write(self, table: Table, expected_version: int, previous_host: str) -> bool:
+    async def _write(self, table: Table, expected_version: int, previous: Table | None) -> bool:
         current = self._tables.get(table.table_id)
         if (current.version if current is not None else 0) != expected_version:
             return False
         self._tables[table.table_id] = table
+        dropped, listed = index_change(previous, table)
+        for player_id in dropped:
+            self._mine.get(player_id, set()).discard(table.table_id)
+        for player_id in listed:
+            self._mine.setdefault(player_id, set()).add(table.table_id)
         self._notify(table.table_id)
         return True
 
     async def hosted_tables(self, player_id: str) -> int:
         return sum(1 for t in self._tables.values() if t.host == player_id and t.waiting)
+
+    async def peer_tables(self, peer: str) -> int:
+        return sum(1 for t in self._tables.values() if t.opened_from == peer and t.waiting)
+
+    def _newest_first(self, table_ids: set[str] | dict[str, Any]) -> list[str]:
+        return sorted(table_ids, key=lambda t: (self._tables[t].created_at_ms, t), reverse=True)
+
+    async def my_tables(self, player_id: str, limit: int) -> list[str]:
+        return self._newest_first(self._mine.get(player_id, set()))[:limit]
+
+    async def record_finished(self, player_id: str, table: Table, result: GameProgress) -> None:
+        self._mine.get(player_id, set()).discard(table.table_id)
+        results = self._finished.setdefault(player_id, {})
+        results[table.table_id] = result
+        for old in self._newest_first(results)[FINISHED_KEPT:]:
+            del results[old]
+
+    async def finished_games(self, player_id: str) -> list[tuple[str, GameProgress]]:
+        results = self._finished.get(player_id, {})
+        return [(table_id, results[table_id]) for table_id in self._newest_first(results)]
+
+    def _live_request(self, key: str) -> RequestRecord | None:
+        now = self._clock()
+        while self._requests:
+            oldest, (_, expires) = next(iter(self._requests.items()))
+            if expires > now and len(self._requests) <= MAX_REQUEST_RECORDS:
+                break
+            del self._requests[oldest]
+        entry = self._requests.get(key)
+        return entry[0] if entry is not None and entry[1] > now else None
+
+    def _keep_request(self, key: str, record: RequestRecord, ttl_ms: int) -> None:
+        self._requests.pop(key, None)
+        self._requests[key] = (record, self._clock() + ttl_ms / 1000)
+
+    async def claim_request(
+        self, key: str, record: RequestRecord, ttl_ms: int
+    ) -> RequestRecord | None:
+        held = self._live_request(key)
+        if held is None:
+            self._keep_request(key, record, ttl_ms)
+        return held
+
+    async def answer_request(self, key: str, holder: str, answer: bytes, ttl_ms: int) -> None:
+        held = self._live_request(key)
+        if held is not None and held.holder == holder:
+            self._keep_request(key, RequestRecord(held.fingerprint, holder, answer), ttl_ms)
+
+    async def release_request(self, key: str, holder: str) -> None:
+        held = self._live_request(key)
+        if held is not None and held.holder == holder:
+            del self._requests[key]
 
     async def open_tables(self, size: int | None, limit: int) -> list[Table]:
         listed = [t for t in self._tables.values() if t.listed and (size is None or t.size == size)]
@@ -164,9 +324,11 @@ class InMemoryLobbyStore(LobbyStore):
 
 _CAS_SCRIPT = """
 -- KEYS: table hash, open:3 zset, open:4 zset, bot-fill zset, previous host's hosting set,
---       host's hosting set
+--       host's hosting set, opening peer's hosting set, then the table lists (zsets) of the
+--       players to drop the table for, then of those to list it for
 -- ARGV: expected version, new version, json, table id, listed size (0/3/4), created ms,
---       bot-fill ms (0: none), change channel, waiting (1: not started or closed)
+--       bot-fill ms (0: none), change channel, waiting (1: not started or closed),
+--       how many players to drop it for, opened from a known peer (1/0)
 local current = redis.call('HGET', KEYS[1], 'v')
 if (current or '0') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
@@ -185,8 +347,50 @@ if ARGV[9] == '1' then
 else
   redis.call('SREM', KEYS[6], ARGV[4])
 end
+if ARGV[11] == '1' then
+  if ARGV[9] == '1' then
+    redis.call('SADD', KEYS[7], ARGV[4])
+  else
+    redis.call('SREM', KEYS[7], ARGV[4])
+  end
+end
+local dropped = tonumber(ARGV[10])
+for i = 8, #KEYS do
+  if i < 8 + dropped then
+    redis.call('ZREM', KEYS[i], ARGV[4])
+  else
+    redis.call('ZADD', KEYS[i], ARGV[6], ARGV[4])
+  end
+end
 redis.call('PUBLISH', ARGV[8], ARGV[4])
 return 1
+"""
+
+_FINISHED_SCRIPT = """
+-- KEYS: the player's table list, finished list (zsets), results hash
+-- ARGV: table id, created ms, result json, how many results to keep
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+local beyond = -(tonumber(ARGV[4]) + 1)
+for _, old in ipairs(redis.call('ZRANGE', KEYS[2], 0, beyond)) do
+  redis.call('HDEL', KEYS[3], old)
+end
+redis.call('ZREMRANGEBYRANK', KEYS[2], 0, beyond)
+return 1
+"""
+
+# Answer or release a request-id claim only if `holder` still holds it.
+_ANSWER_SCRIPT = """
+local held = redis.call('GET', KEYS[1])
+if not held or cjson.decode(held)['holder'] ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
+_RELEASE_SCRIPT = """
+local held = redis.call('GET', KEYS[1])
+if not held or cjson.decode(held)['holder'] ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])
 """
 
 _PREFIX = "verrater:{lobby}"
@@ -204,6 +408,9 @@ class RedisLobbyStore(LobbyStore):
         super().__init__()
         self._redis = client
         self._cas = client.register_script(_CAS_SCRIPT)
+        self._finished_script = client.register_script(_FINISHED_SCRIPT)
+        self._answer = client.register_script(_ANSWER_SCRIPT)
+        self._release = client.register_script(_RELEASE_SCRIPT)
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
 
@@ -219,32 +426,137 @@ class RedisLobbyStore(LobbyStore):
     def _hosting_key(player_id: str) -> str:
         return f"{_PREFIX}:hosting:{player_id}"
 
+    @staticmethod
+    def _peer_hosting_key(peer: str) -> str:
+        return f"{_PREFIX}:peer-hosting:{peer}"
+
+    @staticmethod
+    def _player_key(player_id: str) -> str:
+        return f"{_PREFIX}:player:{player_id}"
+
+    @staticmethod
+    def _mine_key(player_id: str) -> str:
+        return f"{_PREFIX}:mine:{player_id}"
+
     async def hosted_tables(self, player_id: str) -> int:
         async with _available():
             count: int = await self._redis.scard(self._hosting_key(player_id))
         return count
 
+    async def peer_tables(self, peer: str) -> int:
+        async with _available():
+            count: int = await self._redis.scard(self._peer_hosting_key(peer))
+        return count
+
+    async def my_tables(self, player_id: str, limit: int) -> list[str]:
+        async with _available():
+            ids = await self._redis.zrevrange(self._mine_key(player_id), 0, limit - 1)
+        return [_text(member) for member in ids]
+
+    async def record_finished(self, player_id: str, table: Table, result: GameProgress) -> None:
+        async with _available():
+            await self._finished_script(
+                keys=[
+                    self._mine_key(player_id),
+                    f"{_PREFIX}:finished:{player_id}",
+                    f"{_PREFIX}:results:{player_id}",
+                ],
+                args=[
+                    table.table_id,
+                    table.created_at_ms,
+                    json.dumps(result.to_dict()),
+                    FINISHED_KEPT,
+                ],
+            )
+
+    async def finished_games(self, player_id: str) -> list[tuple[str, GameProgress]]:
+        async with _available():
+            ids = [
+                _text(member)
+                for member in await self._redis.zrevrange(
+                    f"{_PREFIX}:finished:{player_id}", 0, FINISHED_KEPT - 1
+                )
+            ]
+            raws = await self._redis.hmget(f"{_PREFIX}:results:{player_id}", ids) if ids else []
+        return [
+            (table_id, GameProgress.from_dict(json.loads(raw)))
+            for table_id, raw in zip(ids, raws, strict=True)
+            if raw is not None
+        ]
+
+    @staticmethod
+    def _request_key(key: str) -> str:
+        return f"{_PREFIX}:request:{key}"
+
+    async def claim_request(
+        self, key: str, record: RequestRecord, ttl_ms: int
+    ) -> RequestRecord | None:
+        async with _available():
+            while True:
+                if await self._redis.set(
+                    self._request_key(key), record.to_json(), nx=True, px=ttl_ms
+                ):
+                    return None
+                held = await self._redis.get(self._request_key(key))
+                if held is not None:  # else it expired meanwhile: claim again
+                    return RequestRecord.from_json(held)
+
+    async def answer_request(self, key: str, holder: str, answer: bytes, ttl_ms: int) -> None:
+        async with _available():
+            held = await self._redis.get(self._request_key(key))
+            if held is None:
+                return
+            record = RequestRecord.from_json(held)
+            answered = RequestRecord(record.fingerprint, holder, answer)
+            await self._answer(
+                keys=[self._request_key(key)], args=[holder, answered.to_json(), ttl_ms]
+            )
+
+    async def release_request(self, key: str, holder: str) -> None:
+        async with _available():
+            await self._release(keys=[self._request_key(key)], args=[holder])
+
     @staticmethod
     def _open_key(size: int) -> str:
         return f"{_PREFIX}:open:{size}"
 
-    async def add_player(self, player: Player) -> None:
+    async def add_player(self, player: Player, credential_digest: str) -> None:
         async with _available():
-            await self._redis.hset(f"{_PREFIX}:player:{player.player_id}", "name", player.name)
+            await self._redis.hset(
+                self._player_key(player.player_id),
+                mapping={"name": player.name, "credential": credential_digest},
+            )
 
     async def player(self, player_id: str) -> Player | None:
         async with _available():
-            name = await self._redis.hget(f"{_PREFIX}:player:{player_id}", "name")
+            name = await self._redis.hget(self._player_key(player_id), "name")
         return Player(player_id, _text(name)) if name is not None else None
+
+    async def credential_digest(self, player_id: str) -> str | None:
+        async with _available():
+            stored = await self._redis.hget(self._player_key(player_id), "credential")
+        return _text(stored) if stored is not None else None
+
+    async def replace_credential(self, player_id: str, credential_digest: str) -> None:
+        async with _available():
+            await self._redis.hset(self._player_key(player_id), "credential", credential_digest)
 
     async def table(self, table_id: str) -> Table | None:
         async with _available():
             raw = await self._redis.hget(self._table_key(table_id), "json")
         return Table.from_dict(json.loads(raw)) if raw is not None else None
 
-    async def _write(self, table: Table, expected_version: int, previous_host: str) -> bool:
+    async def tables(self, table_ids: list[str]) -> list[Table]:
+        async with _available(), self._redis.pipeline(transaction=False) as pipe:
+            for table_id in table_ids:
+                pipe.hget(self._table_key(table_id), "json")
+            raws: list[Any] = await pipe.execute()
+        return [Table.from_dict(json.loads(raw)) for raw in raws if raw is not None]
+
+    async def _write(self, table: Table, expected_version: int, previous: Table | None) -> bool:
         listed = str(table.size) if table.listed else "0"
         fill_at = str(table.fill_bots_at_ms) if table.fill_bots_at_ms else "0"
+        dropped, listing = index_change(previous, table)
         async with _available():
             written = await self._cas(
                 keys=[
@@ -252,8 +564,11 @@ class RedisLobbyStore(LobbyStore):
                     self._open_key(3),
                     self._open_key(4),
                     f"{_PREFIX}:botfill",
-                    self._hosting_key(previous_host),
+                    self._hosting_key(previous.host if previous is not None else table.host),
                     self._hosting_key(table.host),
+                    self._peer_hosting_key(table.opened_from),
+                    *(self._mine_key(player_id) for player_id in sorted(dropped)),
+                    *(self._mine_key(player_id) for player_id in sorted(listing)),
                 ],
                 args=[
                     str(expected_version),
@@ -265,6 +580,8 @@ class RedisLobbyStore(LobbyStore):
                     fill_at,
                     self.CHANNEL,
                     "1" if table.waiting else "0",
+                    len(dropped),
+                    "1" if table.opened_from else "0",
                 ],
             )
         return bool(written)

@@ -1,6 +1,6 @@
 """The gRPC edge every service shares: signed tokens, the interceptor that authenticates and
 rate-limits every call, the reasons a request can be refused and the one table that turns them
-into statuses, and the id rule.
+into statuses, the id rule, and the caller's network address (trusting configured proxies).
 
 Services raise `services.errors.ServiceError` (or let the libraries' errors through) and never
 build a status themselves; see docs/ARCHITECTURE.md.
@@ -17,8 +17,10 @@ from .interceptor import (
     caller,
 )
 from .limits import RateLimit, RateLimiter, StreamQuota
+from .peers import TrustedProxies, peer_address
 from .status import DOMAIN, STATUS_CODES, Refusal, classified, refusal, relayed
 from .tokens import (
+    DEFAULT_TOKEN_TTL_SECONDS,
     DEVELOPMENT_SECRET,
     METADATA_KEY,
     MIN_SECRET_BYTES,
@@ -31,6 +33,7 @@ from .tokens import (
 
 __all__ = [
     "ALWAYS_PUBLIC_PREFIXES",
+    "DEFAULT_TOKEN_TTL_SECONDS",
     "DEVELOPMENT_SECRET",
     "DOMAIN",
     "ID_PATTERN",
@@ -48,6 +51,7 @@ __all__ = [
     "ServiceInterceptor",
     "StreamQuota",
     "TokenIssuer",
+    "TrustedProxies",
     "abort",
     "authenticated",
     "bearer",
@@ -56,6 +60,7 @@ __all__ = [
     "checked_id",
     "classified",
     "is_valid_id",
+    "peer_address",
     "refusal",
     "relayed",
 ]

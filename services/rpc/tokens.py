@@ -23,6 +23,9 @@ MIN_SECRET_BYTES = 32
 ALGORITHM = "HS256"
 ISSUER = "verrater"
 METADATA_KEY = "authorization"
+#: Player tokens are short-lived: a client refreshes them (RefreshToken, or SignIn with its
+#: credential), so a stolen token is worth an hour at most.
+DEFAULT_TOKEN_TTL_SECONDS = 3600
 
 
 class Role(StrEnum):
@@ -59,7 +62,7 @@ class TokenIssuer:
     """Mints and verifies tokens with one secret."""
 
     secret: str
-    ttl_seconds: int = 24 * 3600
+    ttl_seconds: int = DEFAULT_TOKEN_TTL_SECONDS
 
     def mint(
         self,

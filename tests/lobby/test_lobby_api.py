@@ -5,86 +5,12 @@ from __future__ import annotations
 import asyncio
 import random
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
 
 import grpc
-import pytest
-from grpc import aio
 
-from services.api.verrater.v1 import (
-    events_pb2,
-    game_pb2,
-    game_pb2_grpc,
-    lobby_pb2,
-    lobby_pb2_grpc,
-)
-from services.bootstrap import Backend, start_backend
-from services.config import Config
-from services.eventstore import InMemoryEventStore, RedisEventStore
-from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
+from services.api.verrater.v1 import events_pb2, game_pb2, lobby_pb2
 from services.rpc import bearer
-
-SECRET = "lobby-test-secret-at-least-32-bytes-long"
-
-
-@dataclass
-class Stack:
-    backend: Backend
-    lobby: lobby_pb2_grpc.LobbyServiceAsyncStub
-    game: game_pb2_grpc.GameServiceAsyncStub
-    config: Config
-
-
-@asynccontextmanager
-async def running(kind: str, redis_url: str | None) -> AsyncIterator[Stack]:
-    config = Config(bind="127.0.0.1:0", token_secret=SECRET, redis_url=redis_url, command_rate=0)
-    if kind == "memory":
-        backend = await start_backend(
-            config, event_store=InMemoryEventStore(), lobby_store=InMemoryLobbyStore()
-        )
-    else:
-        assert redis_url is not None
-        backend = await start_backend(
-            config,
-            event_store=RedisEventStore.from_url(redis_url),
-            lobby_store=RedisLobbyStore.from_url(redis_url),
-        )
-    channel = aio.insecure_channel(f"127.0.0.1:{backend.port}")
-    try:
-        yield Stack(
-            backend,
-            lobby_pb2_grpc.LobbyServiceStub(channel),  # type: ignore[arg-type]
-            game_pb2_grpc.GameServiceStub(channel),  # type: ignore[arg-type]
-            config,
-        )
-    finally:
-        await channel.close()
-        await backend.stop(None)
-
-
-@pytest.fixture(params=["memory", "redis"])
-async def stack(request: pytest.FixtureRequest) -> AsyncIterator[Stack]:
-    url = request.getfixturevalue("fresh_redis_url") if request.param == "redis" else None
-    async with running(request.param, url) as running_stack:
-        yield running_stack
-
-
-async def guest(stack: Stack, name: str) -> tuple[str, tuple[tuple[str, str]]]:
-    session = (
-        await stack.lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name=name))
-    ).session
-    return session.player_id, bearer(session.token)
-
-
-async def expect(code: grpc.StatusCode, call: object) -> str:
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await call  # type: ignore[misc]
-    assert caught.value.code() == code, caught.value.details()
-    details = caught.value.details()
-    assert details
-    return details
+from tests.lobby.harness import Stack, expect, guest, running
 
 
 async def play_to_end(
