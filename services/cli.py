@@ -121,20 +121,30 @@ def _serve(args: argparse.Namespace) -> int:
 
 def _worker(args: argparse.Namespace) -> int:
     import os
+    from dataclasses import replace
 
-    from services.ai.worker import app
+    from services.ai.worker import make_app
+    from services.bootstrap import worker_settings
+    from services.config import Config
     from services.observability import configure_logging, start_metrics
 
-    configure_logging(args.log_level, os.environ.get("VERRATER_LOG_FORMAT", "auto"))
-    start_metrics(int(os.environ.get("VERRATER_METRICS_PORT", "0")))
+    config = Config.from_env()
+    if args.broker is not None:
+        config = replace(config, broker_url=args.broker)
+    concurrency = args.concurrency or config.worker_concurrency or os.cpu_count() or 1
+    configure_logging(args.log_level, config.log_format)
+    start_metrics(config.metrics_port)
+    app = make_app(worker_settings(config))
     app.worker_main(
         argv=[
             "worker",
             f"--loglevel={args.log_level}",
-            # One bot move at a time per worker process: Celery's prefork pool forks after gRPC
-            # is loaded, and gRPC in forked children can hang. Scale with more workers.
-            "--pool=solo",
-            "--hostname=verrater@%h",
+            # Processes forked before any gRPC channel exists: each makes its own after the fork.
+            "--pool=prefork",
+            f"--concurrency={concurrency}",
+            f"--queues={config.bot_queue}",
+            # Two workers on one host must not share a node name.
+            f"--hostname=verrater-{os.getpid()}@%h",
         ]
     )
     return 0
@@ -178,9 +188,18 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(handler=_serve)
 
     worker = commands.add_parser(
-        "worker", help="a Celery worker computing bot moves (REDIS_URL, VERRATER_GAME_ADDR)"
+        "worker",
+        help="a Celery worker playing bot turns (VERRATER_BROKER_URL or REDIS_URL, "
+        "VERRATER_GAME_ADDR)",
     )
     worker.add_argument("--log-level", default="INFO")
+    worker.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=None,
+        help="worker processes (VERRATER_WORKER_CONCURRENCY; default: one per CPU)",
+    )
+    worker.add_argument("--broker", help="Celery's broker (VERRATER_BROKER_URL; default REDIS_URL)")
     worker.set_defaults(handler=_worker)
 
     bench = commands.add_parser("bench", help="benchmarks that print measured figures")

@@ -40,6 +40,14 @@ class CachedGame:
     # When the game came to rest at `state` (the last batch's append, Unix ms; 0: unknown, a
     # log written before times were recorded): a timed decision is due turn_seconds after it.
     rest_since_ms: int = 0
+    # The hash of the last cached event ("" when unknown): tells a store that lost or rewrote
+    # this game's latest events (restored from an older copy) from one that has them.
+    head_hash: str = ""
+    # Whether this replica may have left a wake-up set for the game (services/game/timers.py).
+    wake_set: bool = True
+    # Dropped from the cache because the store no longer holds what it has (a rollback): whoever
+    # still holds this object loads the game again.
+    dropped: bool = False
 
     def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
         """Add whole batches (an append is atomic, so a read never splits one): the records,

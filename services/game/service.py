@@ -26,14 +26,12 @@ from services.engine import (
     SEED_BYTES,
     CreateGame,
     Event,
-    ExplicitSetup,
     GameState,
     Phase,
     PlayerCommand,
     PlayerView,
     Ruleset,
     RuleViolation,
-    SeatAssignment,
     at_rest,
     decide,
     evolve,
@@ -46,7 +44,13 @@ from services.engine import (
     view,
 )
 from services.errors import Reason, ServiceError
-from services.eventstore import EventStore, EventStoreError, StoredEvent, VersionConflict
+from services.eventstore import (
+    EventStore,
+    EventStoreError,
+    StoredEvent,
+    StoreUnavailable,
+    VersionConflict,
+)
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS
 
 from .cache import CachedGame
@@ -62,6 +66,7 @@ from .errors import (
     VersionOutOfRange,
 )
 from .timers import TurnTimers, next_wake
+from .values import CommandResult, NewGame, Seen
 
 logger = logging.getLogger(__name__)
 
@@ -81,46 +86,6 @@ def _decides(before: GameState, command: PlayerCommand, decision: Event) -> bool
 def _check_seat(state: GameState, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < len(state.vp):
         raise SeatNotInGame(seat, len(state.vp))
-
-
-@dataclass(frozen=True, slots=True)
-class CommandResult:
-    """The outcome of a command: the events it caused (versions first..last) and the state."""
-
-    first_version: int
-    events: tuple[Event, ...]
-    before: GameState
-    state: GameState
-    replayed: bool
-
-    @property
-    def version(self) -> int:
-        return self.first_version + len(self.events) - 1
-
-    def events_for(self, seat: int | None) -> list[Event]:
-        """The command's events as `seat` may see them (each redacted against the state
-        before it)."""
-        visible = []
-        state = self.before
-        for event in self.events:
-            visible.append(redact_event(event, seat, state))
-            state = evolve(state, event)
-        return visible
-
-
-@dataclass(frozen=True, slots=True)
-class NewGame:
-    """A game to start: what the lobby (or a sandbox tool) asks for. The seed and the ruleset
-    are chosen here unless fixed (a fixed seed or setup is for sandbox and teaching tables)."""
-
-    players: int
-    game_id: str = ""
-    builder_may_move: bool = False
-    setup: ExplicitSetup | None = None
-    seed: bytes | None = None
-    seats: tuple[SeatAssignment, ...] = ()
-    ranked: bool = False
-    turn_seconds: int = 0
 
 
 class WatchMode(enum.Enum):
@@ -167,14 +132,6 @@ class Announcement:
     turn_timer_expired: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """A view, and when the decision it awaits is due (None: no turn timer or none awaited)."""
-
-    view: PlayerView
-    deadline_ms: int | None
-
-
 class GameApplication:
     """Create games, take commands, answer views and live updates, for any number of games."""
 
@@ -187,10 +144,13 @@ class GameApplication:
         announce: Callable[[Announcement], None] | None = None,
         timers: TurnTimers | None = None,
         clock: Callable[[], float] = time.time,
+        bot_recheck_ms: int = 0,
     ) -> None:
         """`announce` hears of every state this replica appended (and of each game it loads
         cold), so bots, stats and notifications can act on it; `timers` are set for every
-        timed decision (services/game/timers.py); `clock` stamps each batch's append time.
+        timed decision (services/game/timers.py), and, with `bot_recheck_ms`, for every state
+        where bots must act (their turns are announced again if they stay unanswered); `clock`
+        stamps each batch's append time.
 
         At most `cache_size` games stay cached, and of those at most `finished_cache_size`
         finished ones (the most recently finished): a finished game is only read again for its
@@ -206,6 +166,7 @@ class GameApplication:
         self._announce = announce or (lambda announcement: None)
         self._timers = timers
         self._clock = clock
+        self._bot_recheck_ms = bot_recheck_ms
         ACTIVE_GAMES.set_function(self._active_games)
 
     def _active_games(self) -> int:
@@ -268,6 +229,7 @@ class GameApplication:
             for record in records:
                 state = evolve(state, record.event)
             game.apply(records, [item.payload for item in stored], state)
+            game.head_hash = stored[-1].hash
             self._retire_if_finished(game_id, game)
 
     def _now_ms(self) -> int:
@@ -280,9 +242,11 @@ class GameApplication:
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
         self._announce(Announcement(game_id, state, command_id, deadline, turn_timer_expired))
-        if self._timers is not None and state.turn_seconds > 0:
-            wake = next_wake(state, game.rest_since_ms, self._now_ms())
-            await self._timers.set(game_id, state.version, wake)
+        if self._timers is not None:
+            wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._bot_recheck_ms)
+            if wake is not None or game.wake_set:
+                await self._timers.set(game_id, state.version, wake)
+                game.wake_set = wake is not None
 
     async def resting(self, game_id: str) -> tuple[GameState, int]:
         """The game's current state and when it came to rest (for its turn timer)."""
@@ -337,11 +301,12 @@ class GameApplication:
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
         try:
-            await self.store.append(game_id, 0, payloads)
+            stored = await self.store.append(game_id, 0, payloads)
         except VersionConflict as conflict:
             raise GameAlreadyExists(game_id) from conflict
-        game = CachedGame(initial_state())
+        game = CachedGame(initial_state(), wake_set=False)
         game.apply(records, payloads, state)
+        game.head_hash = stored[-1].hash
         self._cache[game_id] = game
         self._evict()
         await self._came_to_rest(game_id, game, "")
@@ -358,40 +323,108 @@ class GameApplication:
         turn_timer_expired: bool = False,
     ) -> CommandResult:
         """Decide and append one player command; RuleViolation and StaleVersion change nothing."""
-        game = await self._cached(game_id)
-        async with game.lock:
-            for _ in range(MAX_ATTEMPTS):
-                if command_id and (seat, command_id) in game.commands:
-                    first, last = game.commands[(seat, command_id)]
-                    before = fold(game.events(1, first - 1))
-                    batch = game.events(first, last)
-                    if not _decides(before, command, batch[0]):
-                        raise CommandIdReused(command_id, first)
-                    return CommandResult(first, batch, before, fold(batch, before), True)
-                current = game.state.version
-                if expected_version is not None and expected_version != current:
-                    if expected_version < current:
-                        raise StaleVersion(expected_version, current)
-                    await self._top_up(game_id, game)  # another replica may be ahead of us
-                    if expected_version != game.state.version:
-                        raise StaleVersion(expected_version, game.state.version)
-                    continue
-                events, state = execute(game.state, command)
-                records = [Record(events[0], command_id, turn_timer_expired, self._now_ms())]
-                records.extend(Record(event) for event in events[1:])
-                payloads = [encode_record(r) for r in records]
-                try:
-                    with APPEND_SECONDS.time():
-                        await self.store.append(game_id, current, payloads)
-                except VersionConflict:
-                    await self._top_up(game_id, game)
-                    continue
-                before = game.state
-                game.apply(records, payloads, state)
-                await self._came_to_rest(game_id, game, command_id, turn_timer_expired)
-                self._retire_if_finished(game_id, game)
-                return CommandResult(current + 1, tuple(events), before, state, False)
+        for _ in range(MAX_ATTEMPTS):
+            game = await self._cached(game_id)
+            async with game.lock:
+                if game.dropped:
+                    continue  # the store went back in time meanwhile: load the game again
+                result = await self._attempt(
+                    game_id,
+                    game,
+                    seat,
+                    command,
+                    expected_version=expected_version,
+                    command_id=command_id,
+                    turn_timer_expired=turn_timer_expired,
+                )
+                if result is not None:
+                    return result
         raise StaleVersion(expected_version or game.state.version, game.state.version)
+
+    async def _attempt(
+        self,
+        game_id: str,
+        game: CachedGame,
+        seat: int,
+        command: PlayerCommand,
+        *,
+        expected_version: int | None,
+        command_id: str,
+        turn_timer_expired: bool,
+    ) -> CommandResult | None:
+        """One try at a command under the game's lock: its result, or None to try again."""
+        if command_id and (seat, command_id) in game.commands:
+            first, last = game.commands[(seat, command_id)]
+            before = fold(game.events(1, first - 1))
+            batch = game.events(first, last)
+            if not _decides(before, command, batch[0]):
+                raise CommandIdReused(command_id, first)
+            return CommandResult(first, batch, before, fold(batch, before), True)
+        current = game.state.version
+        if expected_version is not None and expected_version != current:
+            if expected_version < current:
+                raise StaleVersion(expected_version, current)
+            await self._top_up(game_id, game)  # another replica may be ahead of us
+            if expected_version != game.state.version:
+                raise StaleVersion(expected_version, game.state.version)
+            return None
+        events, state = execute(game.state, command)
+        records = [Record(events[0], command_id, turn_timer_expired, self._now_ms())]
+        records.extend(Record(event) for event in events[1:])
+        payloads = [encode_record(r) for r in records]
+        try:
+            with APPEND_SECONDS.time():
+                stored = await self.store.append(game_id, current, payloads)
+        except VersionConflict as conflict:
+            if conflict.actual <= current:
+                # The store lost or rewrote what the cache holds (restored from an older copy,
+                # or it lost its last writes): go on from what the store holds.
+                self._drop(game_id, game, conflict.actual)
+            else:
+                await self._top_up(game_id, game)
+            return None
+        before = game.state
+        game.apply(records, payloads, state)
+        game.head_hash = stored[-1].hash
+        await self._came_to_rest(game_id, game, command_id, turn_timer_expired)
+        self._retire_if_finished(game_id, game)
+        return CommandResult(current + 1, tuple(events), before, state, False)
+
+    def _drop(self, game_id: str, game: CachedGame, stored_version: int) -> None:
+        """Forget a cached game the store no longer agrees with; its watchers are told to
+        reconnect (they read the game again from the store)."""
+        logger.warning(
+            "game %s: the store is at version %d, behind or beside this replica's %d: "
+            "reloading it from the store",
+            game_id,
+            stored_version,
+            game.state.version,
+        )
+        game.dropped = True
+        if self._cache.get(game_id) is game:
+            del self._cache[game_id]
+            self._finished.pop(game_id, None)
+        game.feed_error = StoreUnavailable(
+            "the game's latest events are no longer in the store (restored from an older copy): "
+            "read the game again"
+        )
+        game.notify()
+
+    async def check_history(self) -> int:
+        """Compare every cached game with the store and drop those the store holds less of, or
+        another history of (after a restart of the store: it may have been restored from an
+        older copy, or have lost its last second of writes); how many were dropped."""
+        dropped = 0
+        for game_id, game in list(self._cache.items()):
+            async with game.lock:
+                if game.dropped:
+                    continue
+                version, head_hash = await self.store.head(game_id)
+                known = game.state.version
+                if version < known or (version == known and head_hash != game.head_hash):
+                    self._drop(game_id, game, version)
+                    dropped += 1
+        return dropped
 
     # --- reading ---------------------------------------------------------------------------
 
