@@ -88,7 +88,15 @@ def _bench_load(args: argparse.Namespace) -> int:
     from services.bench.load import run_load_bench
 
     redis_url = args.redis_url or os.environ.get("REDIS_URL")
-    result = run_load_bench(args.games, args.concurrency, args.duration, args.think_ms, redis_url)
+    result = run_load_bench(
+        args.games,
+        args.concurrency,
+        args.duration,
+        args.think_ms,
+        redis_url,
+        broker_url=args.broker,
+        replicas=args.replicas,
+    )
     _print_figures(result, as_json=args.json)
     return 0
 
@@ -120,6 +128,7 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    import logging
     import os
     from dataclasses import replace
 
@@ -132,13 +141,17 @@ def _worker(args: argparse.Namespace) -> int:
     if args.broker is not None:
         config = replace(config, broker_url=args.broker)
     concurrency = args.concurrency or config.worker_concurrency or os.cpu_count() or 1
-    configure_logging(args.log_level, config.log_format)
+    level = args.log_level or config.log_level
+    configure_logging(level, config.log_format)
+    # Celery logs two lines per task at INFO: noise (and CPU) at hundreds of bot moves a second.
+    for name in ("celery.app.trace", "celery.worker.strategy"):
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLevelName(level)))
     start_metrics(config.metrics_port)
     app = make_app(worker_settings(config))
     app.worker_main(
         argv=[
             "worker",
-            f"--loglevel={args.log_level}",
+            f"--loglevel={level}",
             # Processes forked before any gRPC channel exists: each makes its own after the fork.
             "--pool=prefork",
             f"--concurrency={concurrency}",
@@ -192,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="a Celery worker playing bot turns (VERRATER_BROKER_URL or REDIS_URL, "
         "VERRATER_GAME_ADDR)",
     )
-    worker.add_argument("--log-level", default="INFO")
+    worker.add_argument("--log-level", help="DEBUG, INFO, WARNING... (VERRATER_LOG_LEVEL, INFO)")
     worker.add_argument(
         "--concurrency",
         type=_positive,
@@ -261,6 +274,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--think-ms", type=float, default=300.0, help="the scripted seat's mean think time"
     )
     load.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private one)")
+    load.add_argument(
+        "--broker",
+        help="Celery's broker, e.g. amqp://guest:guest@127.0.0.1:5672// (default: the Redis)",
+    )
+    load.add_argument("--replicas", type=_positive, default=2, help="game service replicas")
     load.add_argument("--json", action="store_true", help="print one JSON object")
     load.set_defaults(handler=_bench_load)
 

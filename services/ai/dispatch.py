@@ -17,6 +17,7 @@ most once per (seat, version).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import time
@@ -113,12 +114,21 @@ class InProcessLauncher:
 
 
 class CeleryLauncher:
-    """Sends bot turns to the Celery workers (distributed mode)."""
+    """Sends bot turns to the Celery workers (distributed mode).
+
+    Publishing blocks, so it runs on one thread of its own; the turns announced while it
+    publishes wait in a list and go out together in its next round.
+    """
 
     def __init__(self, app: Any, queue: str) -> None:
+        from .worker import TurnPublisher
+
         self._app = app
         self._queue = queue
-        self._pending: set[asyncio.Future[Any]] = set()
+        self._publisher = TurnPublisher(app, queue)
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, "bot-turns")
+        self._waiting: list[BotTurn] = []
+        self._round: asyncio.Future[None] | None = None
         BOT_QUEUE_DEPTH.set_function(self._queue_depth)
 
     def _queue_depth(self) -> float:
@@ -131,21 +141,27 @@ class CeleryLauncher:
             return float(declared.message_count)
 
     def __call__(self, turn: BotTurn) -> None:
-        # Publishing is a blocking call into kombu: keep it off the event loop.
+        self._waiting.append(turn)
+        if self._round is None:
+            self._next_round()
+
+    def _next_round(self) -> None:
+        turns, self._waiting = self._waiting, []
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(None, self._send, turn)
-        self._pending.add(future)
-        future.add_done_callback(self._sent)
+        self._round = loop.run_in_executor(self._thread, self._publisher.publish, turns)
+        self._round.add_done_callback(self._published)
 
-    def _send(self, turn: BotTurn) -> None:
-        self._app.send_task("verrater.bot_turn", kwargs=turn.as_kwargs(), queue=self._queue)
-
-    def _sent(self, future: asyncio.Future[Any]) -> None:
-        self._pending.discard(future)
+    def _published(self, future: asyncio.Future[None]) -> None:
+        self._round = None
         if not future.cancelled() and future.exception() is not None:
-            # The game service's wake-ups announce the turn again later.
-            log.error("could not enqueue a bot turn: %s", future.exception())
+            # The game service's wake-ups announce these turns again later.
+            log.error("could not enqueue bot turns: %s", future.exception())
+        if self._waiting:
+            self._next_round()
 
     async def close(self) -> None:
-        if self._pending:
-            await asyncio.gather(*self._pending, return_exceptions=True)
+        while self._round is not None:
+            await asyncio.wait([self._round])
+            await asyncio.sleep(0)  # let its callback start the next round
+        await asyncio.get_running_loop().run_in_executor(self._thread, self._publisher.close)
+        self._thread.shutdown()

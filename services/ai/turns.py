@@ -14,6 +14,7 @@ import asyncio
 import base64
 import logging
 import random
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -33,6 +34,10 @@ log = logging.getLogger("verrater.ai")
 MAX_ATTEMPTS = 5
 #: Rulesets a client keeps decoded, by game (a ruleset is fixed for a game's life).
 RULESET_CACHE = 1024
+#: Seat tokens: minted for five minutes, used for four, at most this many kept.
+TOKEN_TTL_S = 300
+TOKEN_REUSE_S = 240
+TOKEN_CACHE = 4096
 #: Channel options for the game service: `dns:///` names (and `ipv4:a,b` lists) resolve to every
 #: replica and calls spread over them, instead of all going to the first address.
 CHANNEL_OPTIONS = (("grpc.lb_policy_name", "round_robin"),)
@@ -119,12 +124,26 @@ class GameClient:
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._issuer = issuer
         self._rulesets: OrderedDict[str, Ruleset] = OrderedDict()
+        self._tokens: OrderedDict[tuple[str, int], tuple[tuple[tuple[str, str]], float]] = (
+            OrderedDict()
+        )
 
     def _seat_token(self, game_id: str, seat: int) -> tuple[tuple[str, str]]:
+        """A token for the seat, reused while it has most of its life left: the game service
+        verifies a token it has seen before from its cache, a new one with an HMAC."""
+        now = time.monotonic()
+        known = self._tokens.get((game_id, seat))
+        if known is not None and known[1] > now:
+            self._tokens.move_to_end((game_id, seat))
+            return known[0]
         token = self._issuer.mint(
-            "ai", role=Role.SERVICE, game_id=game_id, seat=seat, ttl_seconds=300
+            "ai", role=Role.SERVICE, game_id=game_id, seat=seat, ttl_seconds=TOKEN_TTL_S
         )
-        return bearer(token)
+        metadata = bearer(token)
+        self._tokens[(game_id, seat)] = (metadata, now + TOKEN_REUSE_S)
+        while len(self._tokens) > TOKEN_CACHE:
+            self._tokens.popitem(last=False)
+        return metadata
 
     async def view(self, game_id: str, seat: int) -> view_pb2.PlayerView:
         request = game_pb2.GetViewRequest(game_id=game_id)

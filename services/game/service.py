@@ -54,7 +54,7 @@ from services.eventstore import (
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS
 
 from .cache import CachedGame
-from .clock import deadline_ms
+from .clock import deadline_ms, human_seats_to_act
 from .errors import (
     CommandIdReused,
     GameAlreadyExists,
@@ -81,6 +81,18 @@ def _decides(before: GameState, command: PlayerCommand, decision: Event) -> bool
         return decide(before, command)[0] == decision
     except RuleViolation:
         return False
+
+
+def _wake_stands(known: tuple[int, int | None] | None, before: int, wake: int | None) -> bool:
+    """Whether the wake-up this replica set for the state at `before` (the state the new one
+    follows, so no other replica has appended since) may stand for a state due at `wake`: it
+    comes no later (looking early is harmless) and there is one."""
+    return (
+        known is not None
+        and known[0] == before
+        and known[1] is not None
+        and (wake is not None and known[1] <= wake)
+    )
 
 
 def _check_seat(state: GameState, seat: int | None) -> None:
@@ -236,7 +248,12 @@ class GameApplication:
         return int(self._clock() * 1000)
 
     async def _came_to_rest(
-        self, game_id: str, game: CachedGame, command_id: str, turn_timer_expired: bool = False
+        self,
+        game_id: str,
+        game: CachedGame,
+        command_id: str,
+        turn_timer_expired: bool = False,
+        before_version: int = -1,
     ) -> None:
         """Announce the game's new state and set its turn timer."""
         state = game.state
@@ -244,9 +261,14 @@ class GameApplication:
         self._announce(Announcement(game_id, state, command_id, deadline, turn_timer_expired))
         if self._timers is not None:
             wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._bot_recheck_ms)
-            if wake is not None or game.wake_set:
+            if not human_seats_to_act(state) and _wake_stands(game.wake, before_version, wake):
+                # Only bots act, and an earlier look at the game is already due, set here for
+                # the state this one follows: when it comes, the sweeper sets the next wake-up
+                # from the state it finds (saves a Redis call per bot move).
+                game.wake = (state.version, game.wake[1] if game.wake else None)
+            else:
                 await self._timers.set(game_id, state.version, wake)
-                game.wake_set = wake is not None
+                game.wake = (state.version, wake)
 
     async def resting(self, game_id: str) -> tuple[GameState, int]:
         """The game's current state and when it came to rest (for its turn timer)."""
@@ -304,12 +326,12 @@ class GameApplication:
             stored = await self.store.append(game_id, 0, payloads)
         except VersionConflict as conflict:
             raise GameAlreadyExists(game_id) from conflict
-        game = CachedGame(initial_state(), wake_set=False)
+        game = CachedGame(initial_state(), wake=(0, None))
         game.apply(records, payloads, state)
         game.head_hash = stored[-1].hash
         self._cache[game_id] = game
         self._evict()
-        await self._came_to_rest(game_id, game, "")
+        await self._came_to_rest(game_id, game, "", before_version=0)
         return state
 
     async def submit(
@@ -386,7 +408,7 @@ class GameApplication:
         before = game.state
         game.apply(records, payloads, state)
         game.head_hash = stored[-1].hash
-        await self._came_to_rest(game_id, game, command_id, turn_timer_expired)
+        await self._came_to_rest(game_id, game, command_id, turn_timer_expired, current)
         self._retire_if_finished(game_id, game)
         return CommandResult(current + 1, tuple(events), before, state, False)
 
