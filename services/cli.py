@@ -101,6 +101,20 @@ def _bench_load(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_faults(args: argparse.Namespace) -> int:
+    from services.bench.faults import FAULTS, run_faults_bench
+
+    faults = tuple(args.fault or FAULTS)
+    broker = None if args.broker == "redis" else args.broker
+    result = run_faults_bench(faults, args.games, args.think_ms, broker)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for row in result["faults"]:
+            print(" ".join(f"{key}={value}" for key, value in row.items()))
+    return 0
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
     from dataclasses import replace
@@ -281,6 +295,28 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--replicas", type=_positive, default=2, help="game service replicas")
     load.add_argument("--json", action="store_true", help="print one JSON object")
     load.set_defaults(handler=_bench_load)
+
+    from services.bench.faults import DEFAULT_BROKER, FAULTS
+
+    faults = benches.add_parser(
+        "faults",
+        help="the distributed stack (two game replicas, two workers, Redis with AOF) through one "
+        "fault at a time; every finished game audited",
+    )
+    faults.add_argument("--games", type=_positive, default=8, help="games in play per fault")
+    faults.add_argument(
+        "--think-ms", type=float, default=300.0, help="the scripted seat's mean think time"
+    )
+    faults.add_argument(
+        "--broker",
+        default=DEFAULT_BROKER,
+        help=f"Celery's broker (default {DEFAULT_BROKER}; 'redis': the stack's Redis)",
+    )
+    faults.add_argument(
+        "--fault", action="append", choices=FAULTS, help="only this fault (repeatable)"
+    )
+    faults.add_argument("--json", action="store_true", help="print one JSON object")
+    faults.set_defaults(handler=_bench_faults)
 
     from services.audit.cli import add_commands as add_audit_commands
 
