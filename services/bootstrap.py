@@ -93,6 +93,10 @@ PUBLIC_METHODS = frozenset(
         f"/{LOBBY_SERVICE}/SignIn",
     }
 )
+#: A health service name that is SERVING for as long as the process runs (until shutdown): for
+#: liveness probes, which must not restart replicas while their store is away ("" and the
+#: services' own names go NOT_SERVING then, for readiness).
+LIVENESS = "liveness"
 #: gRPC's default is 4 MiB; no legitimate request of ours comes near 1 MiB.
 MAX_MESSAGE_BYTES = 1024 * 1024
 #: New calls gRPC core may hold until the event loop takes them (see start_backend).
@@ -361,7 +365,7 @@ async def start_backend(
     await server.start()
     if backend.lobby is not None:
         backend.lobby.start_background()
-    for name in ("", *names):
+    for name in ("", LIVENESS, *names):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     if store_watch is not None:
         store_watch.start()

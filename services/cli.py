@@ -177,6 +177,22 @@ def _worker(args: argparse.Namespace) -> int:
     return 0
 
 
+def _worker_ping(args: argparse.Namespace) -> int:
+    """Exit 0 when this host's worker answers a Celery ping over the broker (health checks)."""
+    import socket
+
+    from services.ai.worker import make_app
+    from services.bootstrap import worker_settings
+    from services.config import Config
+
+    app = make_app(worker_settings(Config.from_env()))
+    host = socket.gethostname()
+    replies = app.control.ping(timeout=args.timeout) or []
+    mine = [name for reply in replies for name in reply if name.endswith(f"@{host}")]
+    print(f"pong from {', '.join(mine)}" if mine else f"no worker on {host} answered")
+    return 0 if mine else 1
+
+
 def _positive(text: str) -> int:
     value = int(text)
     if value <= 0:
@@ -228,6 +244,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     worker.add_argument("--broker", help="Celery's broker (VERRATER_BROKER_URL; default REDIS_URL)")
     worker.set_defaults(handler=_worker)
+
+    ping = commands.add_parser(
+        "worker-ping", help="health check: does this host's worker answer over the broker?"
+    )
+    ping.add_argument("--timeout", type=float, default=10.0)
+    ping.set_defaults(handler=_worker_ping)
 
     bench = commands.add_parser("bench", help="benchmarks that print measured figures")
     benches = bench.add_subparsers(dest="bench", required=True)

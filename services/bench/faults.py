@@ -154,27 +154,50 @@ async def _play(lobby: Any, game: Any, run: GameRun, think_ms: float, ready: asy
 
 
 async def _sit_down(lobby: Any, run: GameRun) -> tuple[int, Any]:
-    """A table with three bots, started: the seat and its token."""
+    """A table with three bots, started: the seat and its token. Each call is retried while
+    the backend is away, with a request id so that a retry changes nothing twice."""
+
+    def once(method: Any, request: Any, **options: Any) -> Any:
+        return functools.partial(method, request, timeout=10, **options)
+
     session = (
         await _patiently(
-            lambda: lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Fault player"))
+            once(
+                lobby.RegisterGuest,
+                lobby_pb2.RegisterGuestRequest(display_name="Fault player", request_id=_id()),
+            )
         )
     ).session
     player = bearer(session.token)
-    table = (await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=player)).table
+    table = (
+        await _patiently(
+            once(
+                lobby.CreateTable,
+                lobby_pb2.CreateTableRequest(size=4, request_id=_id()),
+                metadata=player,
+            )
+        )
+    ).table
     for _ in range(3):
-        await lobby.AddBot(
-            lobby_pb2.AddBotRequest(table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL),
+        request = lobby_pb2.AddBotRequest(
+            table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL, request_id=_id()
+        )
+        await _patiently(once(lobby.AddBot, request, metadata=player))
+    start = lobby_pb2.StartGameRequest(table_id=table.table_id, request_id=_id())
+    table = (await _patiently(once(lobby.StartGame, start, metadata=player))).table
+    run.game_id = table.game_id
+    seat_token = await _patiently(
+        once(
+            lobby.GetSeatToken,
+            lobby_pb2.GetSeatTokenRequest(table_id=table.table_id),
             metadata=player,
         )
-    table = (
-        await lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=player)
-    ).table
-    run.game_id = table.game_id
-    seat_token = await lobby.GetSeatToken(
-        lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=player
     )
     return seat_token.seat, bearer(seat_token.token)
+
+
+def _id() -> str:
+    return uuid.uuid4().hex
 
 
 async def _follow(
@@ -369,8 +392,6 @@ def _junk(stack: Stack, count: int) -> None:
                 routing_key=stack.queue,
                 headers={"lang": "py", "task": task, "id": task_id, "root_id": task_id},
                 correlation_id=task_id,
-                content_type="application/json",
-                content_encoding="utf-8",
             )
 
 

@@ -36,8 +36,8 @@ DEPLOYMENTS = {
     "verrater-ai": APP_SERVICES["ai"],
     "verrater-ai-worker": WORKER_COMMAND,
 }
-SECRET_NAME = "verrater-token"
-SECRET_ENV_FILE = "token-secret.env"
+SECRET_NAME = "verrater-secrets"
+SECRET_ENV_FILE = "secrets.env"
 
 
 # --- what the code says ---------------------------------------------------------------------------
