@@ -18,6 +18,7 @@ its CPU per command.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import time
@@ -258,6 +259,7 @@ def run_load_bench(
                 verrater_process(["worker", "--concurrency", "2"], env)
             )
         started = time.monotonic()
+        client_cpu = cpu_seconds(os.getpid()) or 0.0
         tally = asyncio.run(
             _drive(
                 lobby_port,
@@ -274,6 +276,9 @@ def run_load_bench(
             name: round(_cpu_of_tree(p.pid) * 1000 / max(tally.commands, 1), 3)
             for name, p in processes.items()
         }
+        cpu["load-generator"] = round(
+            ((cpu_seconds(os.getpid()) or 0.0) - client_cpu) * 1000 / max(tally.commands, 1), 3
+        )
     return {
         "games": tally.games,
         "concurrency": concurrency,
