@@ -216,9 +216,11 @@ async def _follow(
     )
     async for response in updates:
         update = response.update
-        if update.version > max(run.seen, default=0):
+        shown = run.seen.setdefault(update.version, set())
+        key = _event_key(update.event)
+        if key not in shown:  # news (a replay after a reconnect is not)
             run.progressed()
-        run.seen.setdefault(update.version, set()).add(_event_key(update.event))
+            shown.add(key)
         run.position = update.version
         if not update.HasField("view"):
             continue
@@ -441,6 +443,9 @@ async def _one_fault(
         await asyncio.sleep(3.0)  # the games are under way: hurt the stack
         await asyncio.to_thread(_inject, fault, stack, rollback)
         done, pending = await asyncio.wait(tasks, timeout=STUCK_AFTER_S)
+        for run in runs:
+            if not run.finished:  # stalled since its last progress, up to now
+                run.progressed()
         for task in pending:
             task.cancel()
         failures = [task.exception() for task in done if task.exception() is not None]

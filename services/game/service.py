@@ -44,13 +44,7 @@ from services.engine import (
     view,
 )
 from services.errors import Reason, ServiceError
-from services.eventstore import (
-    EventStore,
-    EventStoreError,
-    StoredEvent,
-    StoreUnavailable,
-    VersionConflict,
-)
+from services.eventstore import EventStore, EventStoreError, StoredEvent, VersionConflict
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS
 
 from .cache import CachedGame
@@ -60,12 +54,13 @@ from .errors import (
     GameAlreadyExists,
     GameNotFinished,
     GameNotFound,
+    HistoryChanged,
     SeatNotInGame,
     SpectatorHasNoTurns,
     StaleVersion,
     VersionOutOfRange,
 )
-from .timers import TurnTimers, next_wake
+from .timers import TurnTimers, next_wake, wake_stands
 from .values import CommandResult, NewGame, Seen
 
 logger = logging.getLogger(__name__)
@@ -81,18 +76,6 @@ def _decides(before: GameState, command: PlayerCommand, decision: Event) -> bool
         return decide(before, command)[0] == decision
     except RuleViolation:
         return False
-
-
-def _wake_stands(known: tuple[int, int | None] | None, before: int, wake: int | None) -> bool:
-    """Whether the wake-up this replica set for the state at `before` (the state the new one
-    follows, so no other replica has appended since) may stand for a state due at `wake`: it
-    comes no later (looking early is harmless) and there is one."""
-    return (
-        known is not None
-        and known[0] == before
-        and known[1] is not None
-        and (wake is not None and known[1] <= wake)
-    )
 
 
 def _check_seat(state: GameState, seat: int | None) -> None:
@@ -234,7 +217,16 @@ class GameApplication:
 
     async def _top_up(self, game_id: str, game: CachedGame) -> None:
         """Fold whatever other replicas appended since the cached version."""
-        stored = await self.store.read(game_id, after_version=game.state.version)
+        known = game.state.version
+        # Read from our last event on: the store must still hold it, or it went back in time
+        # (restored from an older copy, lost its last writes) and our copy must go.
+        after = known - 1 if known and game.head_hash else known
+        stored = await self.store.read(game_id, after_version=after)
+        if after < known:
+            if not stored or stored[0].hash != game.head_hash:
+                self._drop(game_id, game, stored[-1].version if stored else 0)
+                raise HistoryChanged(game_id)
+            stored = stored[1:]
         if stored:
             records = [decode_record(item.payload) for item in stored]
             state = game.state
@@ -261,7 +253,7 @@ class GameApplication:
         self._announce(Announcement(game_id, state, command_id, deadline, turn_timer_expired))
         if self._timers is not None:
             wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._bot_recheck_ms)
-            if not human_seats_to_act(state) and _wake_stands(game.wake, before_version, wake):
+            if not human_seats_to_act(state) and wake_stands(game.wake, before_version, wake):
                 # Only bots act, and an earlier look at the game is already due, set here for
                 # the state this one follows: when it comes, the sweeper sets the next wake-up
                 # from the state it finds (saves a Redis call per bot move).
@@ -350,17 +342,18 @@ class GameApplication:
             async with game.lock:
                 if game.dropped:
                     continue  # the store went back in time meanwhile: load the game again
-                result = await self._attempt(
-                    game_id,
-                    game,
-                    seat,
-                    command,
-                    expected_version=expected_version,
-                    command_id=command_id,
-                    turn_timer_expired=turn_timer_expired,
-                )
-                if result is not None:
-                    return result
+                with contextlib.suppress(HistoryChanged):
+                    result = await self._attempt(
+                        game_id,
+                        game,
+                        seat,
+                        command,
+                        expected_version=expected_version,
+                        command_id=command_id,
+                        turn_timer_expired=turn_timer_expired,
+                    )
+                    if result is not None:
+                        return result
         raise StaleVersion(expected_version or game.state.version, game.state.version)
 
     async def _attempt(
@@ -416,7 +409,7 @@ class GameApplication:
         """Forget a cached game the store no longer agrees with; its watchers are told to
         reconnect (they read the game again from the store)."""
         logger.warning(
-            "game %s: the store is at version %d, behind or beside this replica's %d: "
+            "game %s: the store (at version %d) lost or rewrote this replica's version %d: "
             "reloading it from the store",
             game_id,
             stored_version,
@@ -426,10 +419,7 @@ class GameApplication:
         if self._cache.get(game_id) is game:
             del self._cache[game_id]
             self._finished.pop(game_id, None)
-        game.feed_error = StoreUnavailable(
-            "the game's latest events are no longer in the store (restored from an older copy): "
-            "read the game again"
-        )
+        game.feed_error = HistoryChanged(game_id)
         game.notify()
 
     async def check_history(self) -> int:
@@ -441,10 +431,12 @@ class GameApplication:
             async with game.lock:
                 if game.dropped:
                     continue
-                version, head_hash = await self.store.head(game_id)
+                # The store's event at our version: missing, or another, and ours is gone
+                # (the store may have gone on past it since, on another history).
                 known = game.state.version
-                if version < known or (version == known and head_hash != game.head_hash):
-                    self._drop(game_id, game, version)
+                held = await self.store.read(game_id, after_version=known - 1, limit=1)
+                if not held or held[0].hash != game.head_hash:
+                    self._drop(game_id, game, held[0].version if held else 0)
                     dropped += 1
         return dropped
 

@@ -198,6 +198,18 @@ def next_wake(state: GameState, rest_since_ms: int, now_ms: int, recheck_ms: int
     return min(wakes, default=None)
 
 
+def wake_stands(known: tuple[int, int | None] | None, before: int, wake: int | None) -> bool:
+    """Whether the wake-up this replica set for the state at `before` (the state the new one
+    follows, so no other replica has appended since) may stand for a state due at `wake`: it
+    comes no later (looking early is harmless) and there is one."""
+    return (
+        known is not None
+        and known[0] == before
+        and known[1] is not None
+        and (wake is not None and known[1] <= wake)
+    )
+
+
 def recheck_at(rest_since_ms: int, now_ms: int, recheck_ms: int) -> int:
     """When to look again at bots' turns pending since `rest_since_ms`: `recheck_ms` after it,
     then after as long again as they have waited (doubling), at most `MAX_RECHECK_MS` apart."""

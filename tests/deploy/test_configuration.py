@@ -12,8 +12,8 @@ import re
 from services.config import Config
 from tests.deploy.files import (
     APP_SERVICES,
-    ROOT,
     IMAGE,
+    ROOT,
     WORKER_COMMAND,
     compose,
     config_env_names,

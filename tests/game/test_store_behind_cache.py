@@ -19,7 +19,7 @@ from services.bootstrap import start_backend
 from services.config import Config
 from services.engine import Phase, SeatAssignment, legal_commands, to_act
 from services.eventstore import RedisEventStore
-from services.game.errors import StaleVersion
+from services.game.errors import HistoryChanged, StaleVersion
 from services.game.service import GameApplication
 from services.game.storewatch import StoreWatch
 from services.game.values import NewGame
@@ -84,6 +84,31 @@ async def test_a_replica_whose_store_went_back_in_time_goes_on_from_what_it_hold
     report = audit([LogEntry.from_stored(item) for item in stored])
     assert report.ok, report.summary()
     client.close()
+
+
+async def test_a_replica_whose_store_went_back_and_on_elsewhere_reads_it_again(
+    app: GameApplication, persistent_redis: RedisServer
+) -> None:
+    """The store went back in time, then another replica played on past this one's version:
+    this one's next read sees that the store no longer holds its last event."""
+    rng = random.Random(9)
+    game_id, _ = await app.start_game(NewGame(players=3, game_id="diverged", seats=SEATS))
+    client = redis.Redis.from_url(persistent_redis.url)
+    older = client.dump(f"verrater:{{{game_id}}}:events")
+    for _ in range(3):
+        await move(app, game_id, rng)
+    client.restore(f"verrater:{{{game_id}}}:events", 0, older, replace=True)
+    client.close()
+    other_store = RedisEventStore.from_url(persistent_redis.url)
+    other = GameApplication(other_store)
+    other_rng = random.Random(10)
+    for _ in range(5):
+        ahead = await move(other, game_id, other_rng)
+    with pytest.raises(HistoryChanged):
+        await app.state(game_id)
+    assert await app.state(game_id) == await other.state(game_id)
+    assert (await app.state(game_id)).version == ahead
+    await other_store.close()
 
 
 async def test_a_restarted_store_is_compared_with_the_cache(
