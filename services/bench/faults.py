@@ -134,13 +134,37 @@ def _event_key(event: Any) -> tuple[str, str]:
     return event.WhichOneof("event") or "", event.command_id
 
 
-async def _play(lobby: Any, game: Any, run: GameRun, think_ms: float, ready: asyncio.Event) -> None:
-    """One game from the lobby to the final score, its seat played through any fault."""
+async def _play(lobby: Any, game: Any, run: GameRun, think_ms: float, fault: _FaultTimes) -> None:
+    """One game from the lobby to the final score, its seat played through any fault.
+
+    A game that ended before the fault is over is looked at again after it: a Redis restored
+    from an older copy may have taken its end back, and then it is played on to its new end.
+    """
     try:
         seat, token = await _sit_down(lobby, run)
     finally:
-        ready.set()  # (a game that could not start is counted as stuck)
+        fault.ready.set()  # (a game that could not start is counted as stuck)
     run.last_progress = time.monotonic()
+    while True:
+        await _play_on(game, run, seat, token, think_ms)
+        await fault.over.wait()
+        request = game_pb2.GetViewRequest(game_id=run.game_id)
+        seen = await _patiently(functools.partial(game.GetView, request, metadata=token))
+        if seen.view.phase == events_pb2.PHASE_GAME_OVER:
+            return
+        run.finished, run.position, run.last_progress = False, 0, time.monotonic()
+
+
+@dataclass
+class _FaultTimes:
+    """Set when a player's game has started, and when the fault is over."""
+
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    over: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def _play_on(game: Any, run: GameRun, seat: int, token: Any, think_ms: float) -> None:
+    """Play the seat until the game ends (as far as the player can tell)."""
     while not run.finished:
         try:
             await _follow(game, run, seat, token, think_ms)
@@ -432,16 +456,19 @@ async def _one_fault(
     ):
         lobby = lobby_pb2_grpc.LobbyServiceStub(lobby_channel)
         game = game_pb2_grpc.GameServiceStub(game_channel)
-        ready = [asyncio.Event() for _ in runs]
+        times = [_FaultTimes() for _ in runs]
         tasks = [
-            asyncio.create_task(_play(lobby, game, run, think_ms, ready[n]))
+            asyncio.create_task(_play(lobby, game, run, think_ms, times[n]))
             for n, run in enumerate(runs)
         ]
-        await asyncio.gather(*(event.wait() for event in ready))
+        await asyncio.gather(*(each.ready.wait() for each in times))
         if fault == "redis-rollback":
             await asyncio.to_thread(rollback.take)
         await asyncio.sleep(3.0)  # the games are under way: hurt the stack
         await asyncio.to_thread(_inject, fault, stack, rollback)
+        await asyncio.sleep(2.0)  # the probes and clients have seen the fault
+        for each in times:
+            each.over.set()
         done, pending = await asyncio.wait(tasks, timeout=STUCK_AFTER_S)
         for run in runs:
             if not run.finished:  # stalled since its last progress, up to now
