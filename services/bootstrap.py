@@ -221,13 +221,15 @@ async def start_backend(
         raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
     issuer = config.issuer
     limiter = RateLimiter(rate_limits(config))
+    proxies = TrustedProxies.parse(config.trusted_proxies)
     server = aio.server(
         interceptors=[
             ServiceInterceptor(
                 issuer,
                 PUBLIC_METHODS,
                 limiter,
-                streams=StreamQuota(config.streams_per_player),
+                streams=StreamQuota(config.streams_per_player, config.streams_per_peer),
+                proxies=proxies,
                 clock=clock,
             )
         ],
@@ -300,9 +302,7 @@ async def start_backend(
         backend.closers.append(backend.lobby.close)
         # Abstract while its one pending RPC, WatchNotifications (the notifications work), is not
         # in yet.
-        servicer = LobbyServicer(  # type: ignore[abstract]
-            backend.lobby, TrustedProxies.parse(config.trusted_proxies)
-        )
+        servicer = LobbyServicer(backend.lobby, proxies)  # type: ignore[abstract]
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
     if "ai" in services:

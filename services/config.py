@@ -34,8 +34,10 @@ class Config:
     # Per player and second, bursts of twice as many (0: no limit).
     command_rate: float = 20.0
     lobby_rate: float = 5.0
-    # Streams one player may have open at once, per process (0: no limit).
+    # Streams one player, and one network address, may have open at once, per process (0: no
+    # limit).
     streams_per_player: int = 32
+    streams_per_peer: int = 256
     # Answers a Play stream may hold for a client that does not read before it is cut off.
     stream_backlog: int = 32
     # Whose `x-forwarded-for` is believed: comma-separated IPs or CIDR blocks (none by default).
@@ -71,6 +73,7 @@ class Config:
             command_rate=float(env.get("VERRATER_COMMAND_RATE", cls.command_rate)),
             lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
             streams_per_player=int(env.get("VERRATER_STREAMS_PER_PLAYER", cls.streams_per_player)),
+            streams_per_peer=int(env.get("VERRATER_STREAMS_PER_PEER", cls.streams_per_peer)),
             stream_backlog=int(env.get("VERRATER_STREAM_BACKLOG", cls.stream_backlog)),
             trusted_proxies=env.get("VERRATER_TRUSTED_PROXIES", cls.trusted_proxies),
             guest_rate=float(env.get("VERRATER_GUEST_RATE", cls.guest_rate)),

@@ -13,10 +13,11 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from .interceptor import Context
+if TYPE_CHECKING:  # the interceptor imports this module
+    from .interceptor import Context
 
 FORWARDED_KEY = "x-forwarded-for"
 
