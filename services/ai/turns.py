@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import grpc
@@ -57,14 +58,22 @@ class BotTurn:
         }
 
 
+#: Rulesets a client remembers: of the games it played bot turns in lately (a worker lives for
+#: many games; one forgotten costs a GetRuleset call).
+RULESETS_KEPT = 1024
+
+
 class GameClient:
     """The game API as the AI service uses it: service tokens that name the bot's seat."""
 
-    def __init__(self, address: str, issuer: TokenIssuer) -> None:
+    def __init__(
+        self, address: str, issuer: TokenIssuer, *, rulesets_kept: int = RULESETS_KEPT
+    ) -> None:
         self._channel = aio.insecure_channel(address)
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._issuer = issuer
-        self._rulesets: dict[str, Ruleset] = {}
+        self._rulesets: OrderedDict[str, Ruleset] = OrderedDict()
+        self._rulesets_kept = rulesets_kept
 
     def _seat_token(self, game_id: str, seat: int) -> tuple[tuple[str, str]]:
         token = self._issuer.mint(
@@ -80,12 +89,17 @@ class GameClient:
         return answer.view
 
     async def ruleset(self, game_id: str) -> Ruleset:
-        if game_id not in self._rulesets:
-            message = await self._stub.GetRuleset(
-                game_pb2.GetRulesetRequest(game_id=game_id), timeout=10
-            )
-            self._rulesets[game_id] = ruleset_from_proto(message.ruleset)
-        return self._rulesets[game_id]
+        ruleset = self._rulesets.get(game_id)
+        if ruleset is not None:
+            self._rulesets.move_to_end(game_id)
+            return ruleset
+        message = await self._stub.GetRuleset(
+            game_pb2.GetRulesetRequest(game_id=game_id), timeout=10
+        )
+        ruleset = self._rulesets[game_id] = ruleset_from_proto(message.ruleset)
+        while len(self._rulesets) > self._rulesets_kept:
+            self._rulesets.popitem(last=False)
+        return ruleset
 
     async def submit(self, turn: BotTurn, view: view_pb2.PlayerView, command: object) -> None:
         await self._stub.SubmitCommand(
