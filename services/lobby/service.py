@@ -228,8 +228,6 @@ class LobbyApplication:
                 f"players from your network address already host {limit} tables that have "
                 "not started: start, fill or leave one first",
             )
-        if setup is not None and self._validate_setup is not None:
-            self._validate_setup(size, setup)
         if fill_with_bots_after_s < 0 or fill_with_bots_after_s > 3600:
             raise ServiceError(
                 Reason.INVALID_TABLE_OPTION,
@@ -237,6 +235,7 @@ class LobbyApplication:
                 field="fill_with_bots_after_seconds",
             )
         now_ms = int(self._clock() * 1000)
+        # The table's own options first: a setup is checked for a table of a size that exists.
         table = model.new_table(
             player,
             size=size,
@@ -249,6 +248,8 @@ class LobbyApplication:
             host_sits_out=host_sits_out,
             opened_from=peer,
         )
+        if setup is not None and self._validate_setup is not None:
+            self._validate_setup(table.size, setup)
         if fill_with_bots_after_s:
             table = replace(
                 table,
