@@ -54,6 +54,19 @@ def _bench_echo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_abuse(args: argparse.Namespace) -> int:
+    from services.bench.abuse import run_abuse_bench
+
+    figures = run_abuse_bench(
+        play_messages=args.play_messages,
+        fuzz_requests=args.fuzz_requests,
+        guest_seconds=args.guest_seconds,
+        seed=args.seed,
+    )
+    _print_figures(figures, as_json=args.json)
+    return 0
+
+
 def _print_figures(figures: dict[str, Any], *, as_json: bool) -> None:
     """A benchmark's figures: one JSON object, or one line per figure."""
     if as_json:
@@ -222,6 +235,26 @@ def build_parser() -> argparse.ArgumentParser:
     echo.add_argument("--concurrency", type=_positive, default=16, help="calls in flight")
     echo.add_argument("--json", action="store_true", help="print one JSON object")
     echo.set_defaults(handler=_bench_echo)
+
+    abuse = benches.add_parser(
+        "abuse",
+        help="hostile clients against a fresh embedded server, with a canary game beside them",
+    )
+    abuse.add_argument(
+        "--play-messages",
+        type=_positive,
+        default=100_000,
+        help="decisions written on Play streams that nobody reads",
+    )
+    abuse.add_argument(
+        "--fuzz-requests", type=_positive, default=3_000, help="calls of the fuzz corpus"
+    )
+    abuse.add_argument(
+        "--guest-seconds", type=float, default=10.0, help="seconds of RegisterGuest flood"
+    )
+    abuse.add_argument("--seed", type=int, default=0, help="seed of the fuzz corpus")
+    abuse.add_argument("--json", action="store_true", help="print one JSON object")
+    abuse.set_defaults(handler=_bench_abuse)
 
     bots = benches.add_parser(
         "bots", help="seat-rotated tournaments between bot levels, on both cores"
