@@ -28,7 +28,7 @@ from google.protobuf.message import DecodeError
 from grpc import aio
 
 from services.errors import Reason, ServiceError
-from services.observability import bind_call
+from services.observability import REFUSALS, bind_call
 
 from .limits import RateLimiter, StreamQuota
 from .peers import TrustedProxies
@@ -274,6 +274,7 @@ async def abort(context: Context, refused: Refusal) -> NoReturn:
 
 async def _abort_for(context: Context, error: Exception, method: str) -> NoReturn:
     refused = refusal(error)
+    REFUSALS.labels(method, refused.reason.value).inc()
     if refused.reason is not Reason.INTERNAL:
         log.info("refused", method=method, code=refused.code.name, reason=str(refused.reason))
     await abort(context, refused)

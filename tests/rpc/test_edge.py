@@ -12,6 +12,7 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc import aio
 from grpc_status import rpc_status
+from prometheus_client import REGISTRY
 
 from services.api.verrater.v1 import (
     game_pb2,
@@ -116,6 +117,22 @@ async def test_undecodable_bytes_are_invalid_argument_on_every_kind_of_method(
             assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
             assert _info(refused.value).reason == "MALFORMED_REQUEST"
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "no traceback logged"
+
+
+async def test_refusals_are_counted_by_method_and_reason_for_the_operator(
+    backend: Backend,
+) -> None:
+    def refusals() -> float:
+        labels = {"method": "/verrater.v1.GameService/GetView", "reason": "TOKEN_MISSING"}
+        return REGISTRY.get_sample_value("verrater_refusals_total", labels) or 0.0
+
+    before = refusals()
+    async with aio.insecure_channel(f"127.0.0.1:{backend.port}") as channel:
+        game = game_pb2_grpc.GameServiceStub(channel)
+        for _ in range(3):
+            with pytest.raises(grpc.aio.AioRpcError):
+                await game.GetView(game_pb2.GetViewRequest(game_id="g"))
+    assert refusals() == before + 3
 
 
 async def test_a_fault_of_ours_is_internal_with_an_incident_id_and_no_internal_text(
