@@ -172,8 +172,7 @@ class ServiceInterceptor(aio.ServerInterceptor):
         try:
             identity = self._identify(method, metadata)
         except ServiceError as error:
-            refused = error
-            log.info("refused call", method=method, reason=str(error.reason))
+            refused = error  # logged as it leaves, with the call's trace id
         return _served(
             handler,
             identity=identity,
@@ -272,11 +271,41 @@ async def abort(context: Context, refused: Refusal) -> NoReturn:
     raise AssertionError("context.abort returns only by raising")
 
 
+class RefusalLog:
+    """Logs refusals, at most `per_second` lines a second (bursts of as many) for each method
+    and reason: a flood of refused calls is counted in full (verrater_refusals_total) but does
+    not write a line for each, and the next line it writes says how many it left out
+    (`suppressed`). Methods and reasons are finite, and so are the buckets."""
+
+    def __init__(self, per_second: float = 10.0, clock: Callable[[], float] = time.monotonic):
+        self._per_second = per_second
+        self._clock = clock
+        # (method, reason) -> (lines it may write now, when that was counted, lines left out)
+        self._buckets: dict[tuple[str, Reason], tuple[float, float, int]] = {}
+
+    def refused(self, method: str, refused: Refusal) -> None:
+        key = (method, refused.reason)
+        now = self._clock()
+        lines, then, left_out = self._buckets.get(key, (self._per_second, now, 0))
+        lines = min(self._per_second, lines + (now - then) * self._per_second)
+        if lines < 1:
+            self._buckets[key] = (lines, now, left_out + 1)
+            return
+        self._buckets[key] = (lines - 1, now, 0)
+        extra = {"suppressed": left_out} if left_out else {}
+        log.info(
+            "refused", method=method, code=refused.code.name, reason=str(refused.reason), **extra
+        )
+
+
+_REFUSAL_LOG = RefusalLog()
+
+
 async def _abort_for(context: Context, error: Exception, method: str) -> NoReturn:
-    refused = refusal(error)
+    refused = refusal(error)  # a fault of ours (INTERNAL) is logged there, every time
     REFUSALS.labels(method, refused.reason.value).inc()
     if refused.reason is not Reason.INTERNAL:
-        log.info("refused", method=method, code=refused.code.name, reason=str(refused.reason))
+        _REFUSAL_LOG.refused(method, refused)
     await abort(context, refused)
 
 
