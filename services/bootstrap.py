@@ -10,8 +10,10 @@ import asyncio
 import gc
 import ipaddress
 import logging
+import os
 import secrets
 import signal
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -61,6 +63,7 @@ from services.stats import (
     StatsProjector,
 )
 from services.stats.server import StatsServicer
+from services.web import Door, Origins, Upstreams
 
 log = logging.getLogger("verrater")
 
@@ -143,6 +146,8 @@ class Backend:
 
 
 ALL_SERVICES = frozenset({"game", "lobby", "ai"})
+#: `verrater serve web`: the browser's door alone, in front of the services elsewhere.
+WEB_ONLY = frozenset({"web"})
 #: How long shutdown waits for each store or client to close.
 CLOSE_TIMEOUT_S = 5.0
 BOT_MODES = ("auto", "inprocess", "celery", "off")
@@ -210,12 +215,15 @@ async def start_backend(
     event_store: EventStore | None = None,
     lobby_store: LobbyStore | None = None,
     clock: Callable[[], float] = time.time,
+    door_socket: str | None = None,
 ) -> Backend:
     """Start `services` in one gRPC server on `config.bind` (port 0: any free port).
 
     Stores default to Redis when `config.redis_url` is set, else to memory. A lobby without a
     game service in the same process reaches the game service at `config.game_address`.
-    `clock` is the wall clock tokens expire by (tests inject their own).
+    `clock` is the wall clock tokens expire by (tests inject their own). `door_socket`: a Unix
+    socket path in a private folder where the server listens for the embedded web door, whose
+    `x-forwarded-for` (the browser's address) it then believes.
     """
     if "game" not in services and not config.game_address:
         raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
@@ -246,6 +254,8 @@ async def start_backend(
     port = server.add_insecure_port(config.bind)
     if port == 0:
         raise OSError(f"cannot bind to {config.bind}")
+    if door_socket is not None and server.add_insecure_port(f"unix:{door_socket}") == 0:
+        raise OSError(f"cannot listen on {door_socket}")
     backend = Backend(server, port, health_servicer)
     names: list[str] = []
     own_address = f"127.0.0.1:{port}"
@@ -299,9 +309,10 @@ async def start_backend(
         backend.closers.append(backend.lobby.close)
         # Abstract while its one pending RPC, WatchNotifications (the notifications work), is not
         # in yet.
-        servicer = LobbyServicer(  # type: ignore[abstract]
-            backend.lobby, TrustedProxies.parse(config.trusted_proxies)
+        proxies = replace(
+            TrustedProxies.parse(config.trusted_proxies), unix_sockets=door_socket is not None
         )
+        servicer = LobbyServicer(backend.lobby, proxies)  # type: ignore[abstract]
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
     if "ai" in services:
@@ -378,23 +389,71 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-async def serve(config: Config, services: frozenset[str]) -> None:
-    """`verrater serve [game|lobby|ai]`: run until SIGTERM or SIGINT, then shut down cleanly."""
-    config = secured(config, services)
-    start_metrics(config.metrics_port)
-    backend = await start_backend(config, services)
-    _tune_garbage_collector()
-    where = config.redis_url or "the in-memory store"
-    log.info(
-        "%s listening on port %d, state in %s",
-        ", ".join(sorted(services | ({"stats"} if "game" in services else set()))),
-        backend.port,
-        where,
+async def start_web(config: Config, upstreams: Upstreams) -> Door:
+    """The browser's door on `config.web_bind`, forwarding to `upstreams`."""
+    door = Door(upstreams, origins=Origins.parse(config.web_origins))
+    await door.start(config.web_bind, shutdown_timeout=config.grace_seconds)
+    return door
+
+
+def web_upstreams(config: Config) -> Upstreams:
+    """Where `verrater serve web` sends each service's calls (stats live with the game)."""
+    addresses = {
+        "VERRATER_LOBBY_ADDR": config.lobby_address,
+        "VERRATER_GAME_ADDR": config.game_address,
+        "VERRATER_AI_ADDR": config.ai_address,
+    }
+    missing = [name for name, address in addresses.items() if not address]
+    if missing:
+        raise SystemExit(f"`verrater serve web` needs {', '.join(missing)}")
+    game = config.game_address or ""
+    return Upstreams(
+        {
+            LOBBY_SERVICE: config.lobby_address or "",
+            GAME_SERVICE: game,
+            STATS_SERVICE: game,
+            AI_SERVICE: config.ai_address or "",
+        }
     )
+
+
+async def _until_stopped() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
-    log.info("shutting down: finishing in-flight calls")
-    await backend.stop(config.grace_seconds)
+
+
+async def serve(config: Config, services: frozenset[str]) -> None:
+    """`verrater serve [game|lobby|ai|web]`: run until SIGTERM or SIGINT, then shut down
+    cleanly. Embedded mode (all services) serves the browser's door too, unless
+    `config.web_bind` is empty; `web` alone is the door in front of the others."""
+    start_metrics(config.metrics_port)
+    if services == WEB_ONLY:
+        alone = await start_web(config, web_upstreams(config))
+        log.info("the web door listening on port %d", alone.port)
+        await _until_stopped()
+        await alone.stop()
+        return
+    config = secured(config, services)
+    with tempfile.TemporaryDirectory(prefix="verrater-") as private:
+        with_door = services == ALL_SERVICES and bool(config.web_bind)
+        socket = os.path.join(private, "door.sock") if with_door else None
+        backend = await start_backend(config, services, door_socket=socket)
+        door = await start_web(config, Upstreams.one(f"unix:{socket}")) if socket else None
+        _tune_garbage_collector()
+        where = config.redis_url or "the in-memory store"
+        log.info(
+            "%s listening on port %d, state in %s",
+            ", ".join(sorted(services | ({"stats"} if "game" in services else set()))),
+            backend.port,
+            where,
+        )
+        if door is not None:
+            log.info("the page and gRPC-Web on http://%s/", config.web_bind)
+        await _until_stopped()
+        log.info("shutting down: finishing in-flight calls")
+        if door is not None:
+            await door.stop()
+        await backend.stop(config.grace_seconds)

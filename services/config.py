@@ -50,6 +50,14 @@ class Config:
     signin_peer_rate: float = 60.0
     # Tables not yet started that players from one network peer may host (0: no limit).
     peer_tables: int = 20
+    # The browser's door (gRPC-Web and the page) in embedded mode and `serve web`; empty: none.
+    web_bind: str = "127.0.0.1:8080"
+    # Origins whose pages may call the door from elsewhere (CORS): comma-separated, `*` for any;
+    # the door's own page needs none.
+    web_origins: str = ""
+    # Where `serve web` sends lobby and AI calls (game and stats calls go to game_address).
+    lobby_address: str | None = None
+    ai_address: str | None = None
 
     @classmethod
     def from_env(cls) -> Config:
@@ -75,6 +83,10 @@ class Config:
             signin_rate=float(env.get("VERRATER_SIGNIN_RATE", cls.signin_rate)),
             signin_peer_rate=float(env.get("VERRATER_SIGNIN_PEER_RATE", cls.signin_peer_rate)),
             peer_tables=int(env.get("VERRATER_PEER_TABLES", cls.peer_tables)),
+            web_bind=env.get("VERRATER_WEB_BIND", cls.web_bind),
+            web_origins=env.get("VERRATER_WEB_ORIGINS", cls.web_origins),
+            lobby_address=env.get("VERRATER_LOBBY_ADDR") or None,
+            ai_address=env.get("VERRATER_AI_ADDR") or None,
         )
 
     @property
