@@ -1,7 +1,7 @@
 """The page's built files, shipped inside the package, and the proof of what they were built from.
 
 `make web` builds the page from `web/` (npm: TypeScript generated from `proto/`, bundled by
-Vite) into `services/web/static/`, then runs ``python -m services.web.assets`` to write
+Vite) into `services/web/static/`, then runs ``python -m services.web`` to write
 `manifest.json` there: a digest of every source the build read (the page's sources and
 lockfile, and the protos) and the digest of every built file. `tests/web/test_assets.py`
 recomputes both without npm: a source changed since the last build, or a built file edited by
@@ -61,7 +61,7 @@ def built_files(assets: Path = ASSETS_DIR) -> dict[str, str]:
 
 def manifest(root: Path = ROOT, assets: Path = ASSETS_DIR) -> dict[str, object]:
     return {
-        "generated": "by `make web` (python -m services.web.assets): do not edit",
+        "generated": "by `make web` (python -m services.web): do not edit",
         "sources": sources_digest(root),
         "files": built_files(assets),
     }
@@ -96,7 +96,3 @@ def main(argv: list[str]) -> int:
         return 1 if found else 0
     print(f"wrote {stamp()}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv))
