@@ -59,6 +59,9 @@ class Config:
     lobby_address: str | None = None
     ai_address: str | None = None
 
+    # The turn timer of the tables QuickMatch opens (5 s to 14 days).
+    quick_match_turn_seconds: int = 60
+
     @classmethod
     def from_env(cls) -> Config:
         env = os.environ
@@ -83,6 +86,9 @@ class Config:
             signin_rate=float(env.get("VERRATER_SIGNIN_RATE", cls.signin_rate)),
             signin_peer_rate=float(env.get("VERRATER_SIGNIN_PEER_RATE", cls.signin_peer_rate)),
             peer_tables=int(env.get("VERRATER_PEER_TABLES", cls.peer_tables)),
+            quick_match_turn_seconds=int(
+                env.get("VERRATER_QUICK_MATCH_TURN_SECONDS", cls.quick_match_turn_seconds)
+            ),
             web_bind=env.get("VERRATER_WEB_BIND", cls.web_bind),
             web_origins=env.get("VERRATER_WEB_ORIGINS", cls.web_origins),
             lobby_address=env.get("VERRATER_LOBBY_ADDR") or None,
