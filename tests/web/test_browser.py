@@ -8,6 +8,7 @@ Screenshots at 1280x800 and 375x667 are kept in test-artifacts/web/.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +29,10 @@ def register(page: Any, served: Served, name: str) -> None:
     page.get_by_role("heading", name="New game").wait_for()
 
 
-def new_game_against_bots(page: Any, players: int = 4) -> None:
+def new_game_against_bots(page: Any, players: int = 4, clock: str = "none") -> None:
     page.get_by_label("Players").select_option(str(players))
     page.get_by_label("Bots").select_option(label="easy bot")
+    page.get_by_label("Turn clock").select_option(label=clock)
     page.get_by_role("button", name="Play against bots").click()
     page.locator(".game").wait_for(timeout=30_000)
 
@@ -54,9 +56,15 @@ def version(page: Any) -> str:
     return str(page.locator(".game").get_attribute("data-version"))
 
 
+UNNAMED_CONTROLS = """() => [...document.querySelectorAll('button, a, input, select')]
+    .filter((element) => !(element.getAttribute('aria-label') || element.textContent.trim()
+        || element.labels?.length))
+    .map((element) => element.outerHTML)"""
+
+
 def click_illegal_landscape(page: Any) -> str | None:
     """Click a landscape the view does not allow; the explanation shown, or None if none is."""
-    illegal = page.locator("button.land[data-legal=false]")
+    illegal = page.locator("button.land[data-legal=false]:not(.chosen)")
     if not illegal.count():
         return None
     illegal.first.click()
@@ -131,6 +139,8 @@ def test_a_whole_game_against_three_bots_by_clicking(
     page.screenshot(path=artifacts / "lobby-1280x800.png")
     new_game_against_bots(page)
     page.screenshot(path=artifacts / "game-start-1280x800.png")
+    assert page.evaluate(UNNAMED_CONTROLS) == [], "every control has a name screen readers read"
+    assert page.get_by_role("status").count() == 1
     explained: list[str] = []
     pauses = 0
     for _ in range(MAX_DECISIONS):
@@ -168,9 +178,22 @@ def test_a_reload_and_a_new_tab_resume_the_same_seat(
     page = context.new_page()
     register(page, served, "Reloader")
     page.screenshot(path=artifacts / "lobby-375x667.png", full_page=True)
-    new_game_against_bots(page, players=3)
+    new_game_against_bots(page, players=3, clock="1 minute")
     assert wait_for_my_turn_or_the_end(page) == "turn"
-    decide(page, [])
+    clock = page.locator(".status .clock")
+    assert re.fullmatch(r"⏱ [01]:\d\d", clock.inner_text()), "the turn clock counts down"
+    if page.locator(".game").get_attribute("data-decision") == "place a first estate":
+        # By keyboard: on a focused legal landscape, Enter places the estate.
+        before = version(page)
+        legal = page.locator("button.land[data-legal=true]").first
+        legal.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_function(
+            "([before]) => document.querySelector('.game').dataset.version !== before",
+            arg=[before],
+        )
+    else:
+        decide(page, [])
     assert wait_for_my_turn_or_the_end(page) in ("turn", "pause")
     page.screenshot(path=artifacts / "game-375x667.png")
     address = page.url

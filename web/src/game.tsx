@@ -303,6 +303,7 @@ function ConflictPause(props: {
         aria-modal="true"
         aria-labelledby="pause-title"
         data-testid="conflict-summary"
+        onKeyDown={(event) => event.key === "Escape" && props.onContinue()}
       >
         <h2 id="pause-title">
           Conflict of round {summary.round}:{" "}
