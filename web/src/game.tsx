@@ -267,7 +267,7 @@ function StatusLine(props: { view: PlayerView; clockText: string }) {
       <strong>{what}</strong>
       {clockText && (
         <span class="clock" aria-label={`Time left: ${clockText}`}>
-          ⏱ {clockText}
+          {clockText} left
         </span>
       )}
     </div>

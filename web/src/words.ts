@@ -79,7 +79,7 @@ export function actionEffect(spec: ActionCardSpec): string {
 }
 
 export function clock(ms: number): string {
-  const total = Math.max(0, Math.ceil(ms / 1000));
+  const total = Math.max(0, Math.floor(ms / 1000));
   const hours = Math.floor(total / 3600);
   const minutes = Math.floor((total % 3600) / 60);
   const seconds = total % 60;
