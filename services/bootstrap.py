@@ -368,13 +368,17 @@ def secured(config: Config, services: frozenset[str]) -> Config:
             "refusing to run a distributed deployment with the development token secret: "
             "set VERRATER_TOKEN_SECRET"
         )
-    if is_loopback(config.bind):
+    # The web door reaches every service, so its port counts as theirs.
+    exposed = [
+        where for where in (config.bind, config.web_bind) if where and not is_loopback(where)
+    ]
+    if not exposed:
         return config
     log.warning(
         "VERRATER_TOKEN_SECRET is not set and %s is reachable from other hosts: tokens are "
         "signed with a random secret made for this process (they end when it stops); set "
         "VERRATER_TOKEN_SECRET to keep them across restarts",
-        config.bind,
+        " and ".join(exposed),
     )
     return replace(config, token_secret=secrets.token_urlsafe(48))
 

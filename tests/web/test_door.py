@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import grpc
 import pytest
 
 from services.api.verrater.v1 import lobby_pb2
+from services.bootstrap import ALL_SERVICES, secured
+from services.config import Config
+from services.rpc import DEVELOPMENT_SECRET
 from services.web import Origins
 from services.web.door import MAX_REQUEST_BYTES
 from services.web.grpcweb import (
@@ -154,3 +158,13 @@ async def test_the_page_and_health(tmp_path: Path) -> None:
             assert reply.status == 404
         async with stack.http.get(stack.url + "/assets/..%2f..%2fdoor.py") as reply:
             assert reply.status in (404, 405)  # never a file outside the page's folder
+
+
+def test_a_door_open_to_other_hosts_never_serves_the_development_secret() -> None:
+    """The door reaches every service: embedded mode with the door off loopback signs tokens
+    with a secret of its own, as it does when the gRPC port is off loopback."""
+    local = Config()
+    assert secured(local, ALL_SERVICES).token_secret == DEVELOPMENT_SECRET
+    for config in (replace(local, web_bind="0.0.0.0:8080"), replace(local, bind="0.0.0.0:50051")):
+        assert secured(config, ALL_SERVICES).token_secret != DEVELOPMENT_SECRET
+    assert secured(replace(local, web_bind=""), ALL_SERVICES).token_secret == DEVELOPMENT_SECRET
