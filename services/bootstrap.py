@@ -42,9 +42,10 @@ from services.game.server import GameServicer
 from services.game.service import Announcement, GameApplication
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.lobby.gateway import GrpcGameGateway, validate_setup
+from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication, LobbyLimits
-from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
+from services.lobby.store import InMemoryLobbyStore, LobbyStore
 from services.observability import start_metrics
 from services.rpc import (
     DEVELOPMENT_SECRET,
