@@ -45,7 +45,7 @@ export const PHASE: Record<number, string> = {
 
 export const BOT: Record<number, string> = {
   [BotLevel.EASY]: "easy bot",
-  [BotLevel.NORMAL]: "bot",
+  [BotLevel.NORMAL]: "normal bot",
   [BotLevel.HARD]: "hard bot",
 };
 
