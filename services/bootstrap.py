@@ -295,6 +295,7 @@ async def start_backend(
             gateway,
             validate_setup=validate_setup,
             limits=lobby_limits(config),
+            quick_match_turn_seconds=config.quick_match_turn_seconds,
         )
         backend.closers.append(backend.lobby.close)
         # Abstract while its one pending RPC, WatchNotifications (the notifications work), is not

@@ -51,6 +51,9 @@ class Config:
     # Tables not yet started that players from one network peer may host (0: no limit).
     peer_tables: int = 20
 
+    # The turn timer of the tables QuickMatch opens (5 s to 14 days).
+    quick_match_turn_seconds: int = 60
+
     @classmethod
     def from_env(cls) -> Config:
         env = os.environ
@@ -75,6 +78,9 @@ class Config:
             signin_rate=float(env.get("VERRATER_SIGNIN_RATE", cls.signin_rate)),
             signin_peer_rate=float(env.get("VERRATER_SIGNIN_PEER_RATE", cls.signin_peer_rate)),
             peer_tables=int(env.get("VERRATER_PEER_TABLES", cls.peer_tables)),
+            quick_match_turn_seconds=int(
+                env.get("VERRATER_QUICK_MATCH_TURN_SECONDS", cls.quick_match_turn_seconds)
+            ),
         )
 
     @property

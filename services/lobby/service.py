@@ -39,6 +39,10 @@ MAX_HOSTED_TABLES = 3
 MY_TABLES_LOOKED_AT = 50
 
 
+#: The turn timer of quick-match tables, by default.
+QUICK_MATCH_TURN_SECONDS = 60
+
+
 @dataclass(frozen=True, slots=True)
 class LobbyLimits:
     """Limits per network peer, per player id and overall (0: none). Rates allow bursts of four
@@ -127,9 +131,13 @@ class LobbyApplication:
         *,
         validate_setup: Callable[[int, dict[str, Any]], None] | None = None,
         limits: LobbyLimits = LobbyLimits(),
+        quick_match_turn_seconds: int = QUICK_MATCH_TURN_SECONDS,
         clock: Callable[[], float] = time.time,
     ) -> None:
+        """`quick_match_turn_seconds`: the turn timer of the tables QuickMatch opens (strangers
+        play there: nobody may stall a game)."""
         self.store = store
+        self._quick_match_turn_seconds = quick_match_turn_seconds
         self.issuer = issuer
         self.games = games
         self._validate_setup = validate_setup
@@ -309,6 +317,7 @@ class LobbyApplication:
             peer=peer,
             size=size,
             auto_start=True,
+            turn_seconds=self._quick_match_turn_seconds,
             fill_with_bots_after_s=fill_with_bots_after_s,
             bot_level=bot_level,
         )

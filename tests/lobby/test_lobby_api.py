@@ -251,6 +251,7 @@ async def test_quick_match_pairs_players_and_fills_with_bots_after_the_wait(
             lobby_pb2.QuickMatchRequest(size=4, fill_with_bots_after_seconds=1), metadata=anna
         )
     ).table
+    assert opened.turn_seconds == 60, "strangers play with a turn timer"
     watch = stack.lobby.WatchTable(
         lobby_pb2.WatchTableRequest(table_id=opened.table_id), metadata=anna
     )
