@@ -189,10 +189,15 @@ class Client:
         *,
         check: bool = True,
     ) -> Frame:
-        """The next frame `wanted` accepts, checking on the way that each frame fits the
-        terminal and starts with the status line."""
+        """The next frame `wanted` accepts within `timeout` seconds, checking on the way that
+        each frame fits the terminal and starts with the status line."""
+        deadline = time.monotonic() + timeout
         while True:
-            index = self.child.expect([FRAME, pexpect.EOF], timeout=timeout)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                last = self.frames[-1].text if self.frames else "(none)"
+                raise AssertionError(f"no such frame in {timeout} s; the last:\n{last}")
+            index = self.child.expect([FRAME, pexpect.EOF], timeout=left)
             if index == 1:
                 raise AssertionError(f"the client ended: {self.output[-2000:]}")
             match = self.child.match
