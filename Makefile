@@ -17,8 +17,9 @@ $(BIN)/verrater: pyproject.toml
 run: $(BIN)/verrater
 	$(BIN)/verrater serve
 
+# `make play ARGS="--quick"` passes flags on; VERRATER_SERVER names another server.
 play: $(BIN)/verrater
-	$(BIN)/verrater play
+	$(BIN)/verrater play $(ARGS)
 
 test: lint contracts api
 	$(BIN)/pytest
