@@ -3,6 +3,7 @@ distributed deployment runs it (docker-compose.yml, deploy/k8s/web.yaml)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -12,9 +13,10 @@ import urllib.request
 from pathlib import Path
 
 import grpc
+from grpc import aio
 
 from services.api.verrater.v1 import lobby_pb2
-from services.bench.common import free_port
+from services.bench.common import free_port, wait_until_serving
 from services.web.grpcweb import CONTENT_TYPE, frame
 from tests.web.harness import web_answer
 
@@ -49,6 +51,11 @@ def register_through(url: str, name: str) -> bytes:
             time.sleep(0.1)
 
 
+async def _serving(address: str) -> None:
+    async with aio.insecure_channel(address) as channel:
+        await wait_until_serving(channel)
+
+
 def test_the_door_alone_forwards_to_the_services_by_their_addresses(tmp_path: Path) -> None:
     backend_port = free_port()
     backend = serve(
@@ -70,6 +77,7 @@ def test_the_door_alone_forwards_to_the_services_by_their_addresses(tmp_path: Pa
         tmp_path / "door.log",
     )
     try:
+        asyncio.run(_serving(address))  # the services first: the door forwards to them
         answer = web_answer(register_through(f"http://127.0.0.1:{web_port}", "Distant"))
         assert answer.code == grpc.StatusCode.OK, (tmp_path / "door.log").read_text()
         session = lobby_pb2.RegisterGuestResponse.FromString(answer.messages[0]).session
