@@ -41,8 +41,8 @@ from .lobby import (
     sign_in,
     take_seat,
 )
-from .render import render_end
 from .session import GameSession
+from .summaries import render_end
 from .terminal import Terminal
 
 LEFT = 130
@@ -257,18 +257,14 @@ def _follow(console: Console, session: GameSession, server: str) -> int:
     )
     with session.terminal.session():
         final = session.run()
-    console.print(
-        render_end(final, session.ruleset, session.chronicle, server), soft_wrap=False
-    )
+    console.print(render_end(final, session.ruleset, session.chronicle, server), soft_wrap=False)
     return 0
 
 
 def _watch(args: argparse.Namespace) -> int:
     console = _console()
     conn = Connection(args.server, notify=_notifier(console))
-    session = GameSession(
-        conn, Terminal(console), args.game_id, pause_after_conflict=args.pause
-    )
+    session = GameSession(conn, Terminal(console), args.game_id, pause_after_conflict=args.pause)
 
     def body() -> int:
         if args.token:

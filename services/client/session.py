@@ -286,9 +286,7 @@ class GameSession:
             return "Sending your move ..."
         if view.phase == events_pb2.PHASE_GAME_OVER:
             return "The game is over."
-        ignored = (
-            f"Ignored {self._ignored!r}: it is not your turn. " if self._ignored else ""
-        )
+        ignored = f"Ignored {self._ignored!r}: it is not your turn. " if self._ignored else ""
         if self.seat is None:
             return f"{ignored}Watching as a spectator; Ctrl-C leaves."
         return f"{ignored}Waiting: {words.to_act(view, self.chronicle.names)}."
@@ -444,4 +442,3 @@ class GameSession:
         if suggestion.version != view.version:
             line.append(" [for an earlier moment of the game]", style="dim")
         self._note(line)
-

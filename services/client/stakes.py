@@ -174,7 +174,7 @@ def running_totals(view: view_pb2.PlayerView, ruleset: ruleset_pb2.Ruleset) -> l
 def totals_text(
     view: view_pb2.PlayerView, totals: Sequence[HouseTotal], names: Sequence[str]
 ) -> str:
-    """"Eagle 7 (forest #3) + 6 Anna + 5 Cleo = 18 · Rose 10 (village #4) = 10"."""
+    """ "Eagle 7 (forest #3) + 6 Anna + 5 Cleo = 18 · Rose 10 (village #4) = 10"."""
     parts = []
     for total in totals:
         text = f"{words.house(total.house)} {total.landscape} ({words.place(view, total.position)})"

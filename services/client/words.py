@@ -170,7 +170,7 @@ def option_label(
 
 
 def with_article(noun: str) -> str:
-    """"an estate", "a trading post"."""
+    """ "an estate", "a trading post"."""
     return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 

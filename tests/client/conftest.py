@@ -58,6 +58,7 @@ class ServerProcess:
             **os.environ,
             "VERRATER_BIND": self.address,
             "VERRATER_LOG_LEVEL": "WARNING",
+            "VERRATER_WEB_BIND": "",  # no browser door: these tests use the terminal
             **(env or {}),
         }
         self._log_dir = log_dir

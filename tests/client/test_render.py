@@ -15,12 +15,11 @@ from services.client.render import (
     Prompt,
     Scene,
     menu_label,
-    render_conflict,
-    render_final,
     render_frame,
     strength_parts,
     to_text,
 )
+from services.client.summaries import render_conflict, render_final
 
 from .recorded import NAMES, RecordedGame, record_game
 
