@@ -10,8 +10,10 @@ import asyncio
 import gc
 import ipaddress
 import logging
+import os
 import secrets
 import signal
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -40,9 +42,10 @@ from services.game.server import GameServicer
 from services.game.service import Announcement, GameApplication
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.lobby.gateway import GrpcGameGateway, validate_setup
+from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication, LobbyLimits
-from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
+from services.lobby.store import InMemoryLobbyStore, LobbyStore
 from services.observability import start_metrics
 from services.rpc import (
     DEVELOPMENT_SECRET,
@@ -61,6 +64,7 @@ from services.stats import (
     StatsProjector,
 )
 from services.stats.server import StatsServicer
+from services.web import Door, Origins, Upstreams
 
 log = logging.getLogger("verrater")
 
@@ -143,6 +147,8 @@ class Backend:
 
 
 ALL_SERVICES = frozenset({"game", "lobby", "ai"})
+#: `verrater serve web`: the browser's door alone, in front of the services elsewhere.
+WEB_ONLY = frozenset({"web"})
 #: How long shutdown waits for each store or client to close.
 CLOSE_TIMEOUT_S = 5.0
 BOT_MODES = ("auto", "inprocess", "celery", "off")
@@ -210,18 +216,25 @@ async def start_backend(
     event_store: EventStore | None = None,
     lobby_store: LobbyStore | None = None,
     clock: Callable[[], float] = time.time,
+    door_socket: str | None = None,
 ) -> Backend:
     """Start `services` in one gRPC server on `config.bind` (port 0: any free port).
 
     Stores default to Redis when `config.redis_url` is set, else to memory. A lobby without a
     game service in the same process reaches the game service at `config.game_address`.
-    `clock` is the wall clock tokens expire by (tests inject their own).
+    `clock` is the wall clock tokens expire by (tests inject their own). `door_socket`: a Unix
+    socket path in a private folder where the server listens for the embedded web door, whose
+    `x-forwarded-for` (the browser's address) it then believes.
     """
     if "game" not in services and not config.game_address:
         raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
     issuer = config.issuer
     limiter = RateLimiter(rate_limits(config))
-    proxies = TrustedProxies.parse(config.trusted_proxies)
+    # Whose x-forwarded-for names the client, for the limits per network address: the embedded
+    # web door's, on its private socket, and the configured proxies.
+    proxies = replace(
+        TrustedProxies.parse(config.trusted_proxies), unix_sockets=door_socket is not None
+    )
     server = aio.server(
         interceptors=[
             ServiceInterceptor(
@@ -248,6 +261,8 @@ async def start_backend(
     port = server.add_insecure_port(config.bind)
     if port == 0:
         raise OSError(f"cannot bind to {config.bind}")
+    if door_socket is not None and server.add_insecure_port(f"unix:{door_socket}") == 0:
+        raise OSError(f"cannot listen on {door_socket}")
     backend = Backend(server, port, health_servicer)
     names: list[str] = []
     own_address = f"127.0.0.1:{port}"
@@ -357,13 +372,17 @@ def secured(config: Config, services: frozenset[str]) -> Config:
             "refusing to run a distributed deployment with the development token secret: "
             "set VERRATER_TOKEN_SECRET"
         )
-    if is_loopback(config.bind):
+    # The web door reaches every service, so its port counts as theirs.
+    exposed = [
+        where for where in (config.bind, config.web_bind) if where and not is_loopback(where)
+    ]
+    if not exposed:
         return config
     log.warning(
         "VERRATER_TOKEN_SECRET is not set and %s is reachable from other hosts: tokens are "
         "signed with a random secret made for this process (they end when it stops); set "
         "VERRATER_TOKEN_SECRET to keep them across restarts",
-        config.bind,
+        " and ".join(exposed),
     )
     return replace(config, token_secret=secrets.token_urlsafe(48))
 
@@ -379,23 +398,71 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-async def serve(config: Config, services: frozenset[str]) -> None:
-    """`verrater serve [game|lobby|ai]`: run until SIGTERM or SIGINT, then shut down cleanly."""
-    config = secured(config, services)
-    start_metrics(config.metrics_port)
-    backend = await start_backend(config, services)
-    _tune_garbage_collector()
-    where = config.redis_url or "the in-memory store"
-    log.info(
-        "%s listening on port %d, state in %s",
-        ", ".join(sorted(services | ({"stats"} if "game" in services else set()))),
-        backend.port,
-        where,
+async def start_web(config: Config, upstreams: Upstreams) -> Door:
+    """The browser's door on `config.web_bind`, forwarding to `upstreams`."""
+    door = Door(upstreams, origins=Origins.parse(config.web_origins))
+    await door.start(config.web_bind, shutdown_timeout=config.grace_seconds)
+    return door
+
+
+def web_upstreams(config: Config) -> Upstreams:
+    """Where `verrater serve web` sends each service's calls (stats live with the game)."""
+    addresses = {
+        "VERRATER_LOBBY_ADDR": config.lobby_address,
+        "VERRATER_GAME_ADDR": config.game_address,
+        "VERRATER_AI_ADDR": config.ai_address,
+    }
+    missing = [name for name, address in addresses.items() if not address]
+    if missing:
+        raise SystemExit(f"`verrater serve web` needs {', '.join(missing)}")
+    game = config.game_address or ""
+    return Upstreams(
+        {
+            LOBBY_SERVICE: config.lobby_address or "",
+            GAME_SERVICE: game,
+            STATS_SERVICE: game,
+            AI_SERVICE: config.ai_address or "",
+        }
     )
+
+
+async def _until_stopped() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
-    log.info("shutting down: finishing in-flight calls")
-    await backend.stop(config.grace_seconds)
+
+
+async def serve(config: Config, services: frozenset[str]) -> None:
+    """`verrater serve [game|lobby|ai|web]`: run until SIGTERM or SIGINT, then shut down
+    cleanly. Embedded mode (all services) serves the browser's door too, unless
+    `config.web_bind` is empty; `web` alone is the door in front of the others."""
+    start_metrics(config.metrics_port)
+    if services == WEB_ONLY:
+        alone = await start_web(config, web_upstreams(config))
+        log.info("the web door listening on port %d", alone.port)
+        await _until_stopped()
+        await alone.stop()
+        return
+    config = secured(config, services)
+    with tempfile.TemporaryDirectory(prefix="verrater-") as private:
+        with_door = services == ALL_SERVICES and bool(config.web_bind)
+        socket = os.path.join(private, "door.sock") if with_door else None
+        backend = await start_backend(config, services, door_socket=socket)
+        door = await start_web(config, Upstreams.one(f"unix:{socket}")) if socket else None
+        _tune_garbage_collector()
+        where = config.redis_url or "the in-memory store"
+        log.info(
+            "%s listening on port %d, state in %s",
+            ", ".join(sorted(services | ({"stats"} if "game" in services else set()))),
+            backend.port,
+            where,
+        )
+        if door is not None:
+            log.info("the page and gRPC-Web on http://%s/", config.web_bind)
+        await _until_stopped()
+        log.info("shutting down: finishing in-flight calls")
+        if door is not None:
+            await door.stop()
+        await backend.stop(config.grace_seconds)

@@ -122,6 +122,7 @@ def _serve(args: argparse.Namespace) -> int:
             ("redis_url", args.redis_url),
             ("log_level", args.log_level),
             ("game_address", args.game_addr),
+            ("web_bind", args.web_bind),
         )
         if value is not None
     }
@@ -179,13 +180,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "service",
         nargs="?",
-        choices=("game", "lobby", "ai"),
-        help="run one service alone (distributed mode); default: all in one process",
+        choices=("game", "lobby", "ai", "web"),
+        help="run one service alone (distributed mode; web: the browser's door to the others); "
+        "default: all in one process, with the door",
     )
     serve.add_argument(
         "--game-addr", help="the game service, for a lobby on its own (VERRATER_GAME_ADDR)"
     )
     serve.add_argument("--bind", help="address:port to listen on (VERRATER_BIND, 127.0.0.1:50051)")
+    serve.add_argument(
+        "--web-bind",
+        help="address:port of the browser's door: gRPC-Web and the page (VERRATER_WEB_BIND, "
+        "127.0.0.1:8080; empty: no door)",
+    )
     serve.add_argument("--redis-url", help="Redis for the event store (REDIS_URL; none: in memory)")
     serve.add_argument("--log-level", help="DEBUG, INFO, WARNING... (VERRATER_LOG_LEVEL, INFO)")
     serve.set_defaults(handler=_serve)

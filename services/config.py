@@ -52,6 +52,14 @@ class Config:
     signin_peer_rate: float = 60.0
     # Tables not yet started that players from one network peer may host (0: no limit).
     peer_tables: int = 20
+    # The browser's door (gRPC-Web and the page) in embedded mode and `serve web`; empty: none.
+    web_bind: str = "127.0.0.1:8080"
+    # Origins whose pages may call the door from elsewhere (CORS): comma-separated, `*` for any;
+    # the door's own page needs none.
+    web_origins: str = ""
+    # Where `serve web` sends lobby and AI calls (game and stats calls go to game_address).
+    lobby_address: str | None = None
+    ai_address: str | None = None
 
     # The turn timer of the tables QuickMatch opens (5 s to 14 days).
     quick_match_turn_seconds: int = 60
@@ -84,6 +92,10 @@ class Config:
             quick_match_turn_seconds=int(
                 env.get("VERRATER_QUICK_MATCH_TURN_SECONDS", cls.quick_match_turn_seconds)
             ),
+            web_bind=env.get("VERRATER_WEB_BIND", cls.web_bind),
+            web_origins=env.get("VERRATER_WEB_ORIGINS", cls.web_origins),
+            lobby_address=env.get("VERRATER_LOBBY_ADDR") or None,
+            ai_address=env.get("VERRATER_AI_ADDR") or None,
         )
 
     @property

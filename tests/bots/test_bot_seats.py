@@ -36,7 +36,8 @@ from services.codec import decode_record
 from services.config import Config
 from services.engine import deciding_seat
 from services.eventstore import InMemoryEventStore, RedisEventStore
-from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
+from services.lobby.redis_store import RedisLobbyStore
+from services.lobby.store import InMemoryLobbyStore
 from services.rpc import bearer
 
 SECRET = "bots-test-secret-at-least-32-bytes-long!"

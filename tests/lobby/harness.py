@@ -17,7 +17,8 @@ from services.api.verrater.v1 import game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.bootstrap import Backend, start_backend
 from services.config import Config
 from services.eventstore import InMemoryEventStore, RedisEventStore
-from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
+from services.lobby.redis_store import RedisLobbyStore
+from services.lobby.store import InMemoryLobbyStore
 from services.rpc import DOMAIN, bearer
 
 SECRET = "lobby-test-secret-at-least-32-bytes-long"

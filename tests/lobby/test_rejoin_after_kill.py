@@ -15,7 +15,8 @@ import pytest
 from services.bootstrap import Backend, start_backend
 from services.config import Config
 from services.eventstore import InMemoryEventStore, RedisEventStore
-from services.lobby.store import InMemoryLobbyStore, RedisLobbyStore
+from services.lobby.redis_store import RedisLobbyStore
+from services.lobby.store import InMemoryLobbyStore
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRET = "rejoin-test-secret-at-least-32-bytes-long"
