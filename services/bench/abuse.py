@@ -37,9 +37,10 @@ from services.api.verrater.v1 import (
 )
 from services.rpc import Role, TokenIssuer, bearer
 
+from .answers import send
 from .common import free_port, percentile, rss_mb, verrater_process, wait_until_serving
 from .game import Tally, play_games
-from .hostile import RandomDraw, Targets, api_methods, hostile_call, send
+from .hostile import RandomDraw, Targets, api_methods, hostile_call
 
 SECRET = "abuse-bench-secret-only-for-this-local-run"
 NEVER = (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL)
@@ -212,7 +213,12 @@ def run_abuse_bench(
 ) -> dict[str, float | int]:
     """Start a fresh embedded server, attack it (see the module), stop it; the figures."""
     port = free_port()
-    env = {"VERRATER_BIND": f"127.0.0.1:{port}", "VERRATER_TOKEN_SECRET": SECRET, "REDIS_URL": ""}
+    env = {
+        "VERRATER_BIND": f"127.0.0.1:{port}",
+        "VERRATER_TOKEN_SECRET": SECRET,
+        "REDIS_URL": "",  # in memory
+        "VERRATER_WEB_BIND": "",  # no browser door: the attacks speak gRPC
+    }
     with verrater_process(["serve"], env) as server:
         return asyncio.run(
             _run(

@@ -20,9 +20,10 @@ from grpc import aio
 
 from services.ai.server import AiServicer
 from services.api.verrater.v1 import commands_pb2, game_pb2, game_pb2_grpc, view_pb2
+from services.bench.answers import PLAY_PATH, Answer, send
 from services.bench.common import percentile
 from services.bench.game import Tally, play_games
-from services.bench.hostile import PLAY_PATH, Answer, HostileCall, Method, Targets, send
+from services.bench.hostile import HostileCall, Method, Targets
 from services.bootstrap import Backend, start_backend
 from services.codec import command_to_proto, view_to_proto
 from services.config import Config

@@ -18,7 +18,8 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from services.api.verrater.v1 import game_pb2
-from services.bench.hostile import Answer, HostileCall, Method, api_methods, hostile_call
+from services.bench.answers import Answer
+from services.bench.hostile import HostileCall, Method, api_methods, hostile_call
 from tests.hostile.arena import Arena
 from tests.hostile.fuzzing import FUZZ, HypothesisDraw
 

@@ -77,6 +77,7 @@ def test_a_play_client_that_never_reads_is_cut_off_and_server_memory_stays_bound
         "VERRATER_BIND": f"127.0.0.1:{port}",
         "VERRATER_COMMAND_RATE": "0",
         "VERRATER_LOG_FORMAT": "json",
+        "VERRATER_WEB_BIND": "",
     }
     server = subprocess.Popen(
         [sys.executable, "-m", "services.cli", "serve"],
