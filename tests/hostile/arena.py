@@ -114,15 +114,12 @@ class Arena:
             signin_peer_rate=0,
         )
         self.backend = await start_backend(config)
-        self.channel = aio.insecure_channel(
-            f"127.0.0.1:{self.backend.port}",
-            options=[("grpc.max_send_message_length", 4 * 1024 * 1024)],
-        )
+        self.channel = aio.insecure_channel(f"127.0.0.1:{self.backend.port}")
         await self._prepare()
-        stub = game_pb2_grpc.GameServiceStub(self.channel)
+        stub: game_pb2_grpc.GameServiceAsyncStub = game_pb2_grpc.GameServiceStub(self.channel)
         self.canary.task = asyncio.create_task(
             play_games(
-                stub,  # type: ignore[arg-type]
+                stub,
                 self.issuer,
                 think_ms=5,
                 api="play",
