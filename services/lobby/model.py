@@ -273,7 +273,10 @@ def join(table: Table, player: Player, invite_code: str) -> Table:
     _require_waiting(table)
     if table.seat_of(player.player_id) is not None:
         raise ServiceError(Reason.ALREADY_SEATED, f"you already sit at table {table.table_id}")
-    if table.private and not secrets.compare_digest(invite_code, table.invite_code):
+    # Compared as bytes: compare_digest refuses str with anything but ASCII in it (TypeError).
+    if table.private and not secrets.compare_digest(
+        invite_code.encode(), table.invite_code.encode()
+    ):
         raise ServiceError(Reason.WRONG_INVITE_CODE, "wrong invite code for this private table")
     free = table.free_seats()
     if not free:

@@ -26,3 +26,24 @@ async def test_a_sandbox_setup_on_a_table_of_no_possible_size_is_a_bad_size_not_
                 ),
             )
             assert info.metadata["field"] == "size"
+
+
+async def test_an_invite_code_with_letters_beyond_ascii_is_a_wrong_code_not_a_fault() -> None:
+    # secrets.compare_digest raises TypeError for a str with a non-ASCII character: INTERNAL.
+    async with running("memory", None) as stack:
+        _, host = await guest(stack, "Host")
+        _, other = await guest(stack, "Other")
+        table = (
+            await stack.lobby.CreateTable(
+                lobby_pb2.CreateTableRequest(size=3, private=True), metadata=host
+            )
+        ).table
+        for code in ("\x80", "Grüße", "🂡"):
+            await refused(
+                grpc.StatusCode.PERMISSION_DENIED,
+                "WRONG_INVITE_CODE",
+                stack.lobby.JoinTable(
+                    lobby_pb2.JoinTableRequest(table_id=table.table_id, invite_code=code),
+                    metadata=other,
+                ),
+            )
