@@ -77,7 +77,7 @@ from .events import (
 from .infoset import sample_state
 from .legal import legal_commands
 from .rng import SEED_BYTES, new_seed
-from .rules import decide, execute
+from .rules import competition_ranks, decide, execute
 from .state import (
     ConflictSummary,
     GameState,
@@ -161,6 +161,7 @@ __all__ = [
     "Turn",
     "ViolationCode",
     "at_rest",
+    "competition_ranks",
     "decide",
     "deciding_seat",
     "evolve",
