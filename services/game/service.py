@@ -156,10 +156,12 @@ class GameApplication:
         *,
         cache_size: int = 10_000,
         finished_cache_size: int = 256,
-        announce: Callable[[str, GameState, str], None] | None = None,
+        announce: Callable[[str, GameState, str, Record | None], None] | None = None,
     ) -> None:
-        """`announce(game_id, state, command_id)` hears of every state this replica appended
-        (and of each game it loads cold), so bots and turn timers can act on it.
+        """`announce(game_id, state, command_id, first)` hears of every state this replica
+        appended (and of each game it loads cold), so bots, turn timers and notifications can
+        act on it. `first` is the first record of the batch that led to `state` (who decided,
+        and whether a bot did because the turn timer ran out); None for a game loaded cold.
 
         At most `cache_size` games stay cached, and of those at most `finished_cache_size`
         finished ones (the most recently finished): a finished game is only read again for its
@@ -172,7 +174,7 @@ class GameApplication:
         # Cached finished games, oldest finish first (watched ones leave it until unwatched).
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._finished_cache_size = finished_cache_size
-        self._announce = announce or (lambda game_id, state, command_id: None)
+        self._announce = announce or (lambda game_id, state, command_id, first: None)
         ACTIVE_GAMES.set_function(self._active_games)
 
     def _active_games(self) -> int:
@@ -195,7 +197,7 @@ class GameApplication:
             self._cache[game_id] = game
             # A replica that appended may have died before announcing: announce again (a bot
             # turn is applied at most once per seat and version, so repeats are harmless).
-            self._announce(game_id, game.state, "")
+            self._announce(game_id, game.state, "", None)
             self._evict()
             self._retire_if_finished(game_id, game)
         self._cache.move_to_end(game_id)
@@ -287,7 +289,7 @@ class GameApplication:
         game.apply(records, payloads, state)
         self._cache[game_id] = game
         self._evict()
-        self._announce(game_id, state, "")
+        self._announce(game_id, state, "", records[0])
         return state
 
     async def submit(
@@ -331,7 +333,7 @@ class GameApplication:
                     continue
                 before = game.state
                 game.apply(records, payloads, state)
-                self._announce(game_id, state, command_id)
+                self._announce(game_id, state, command_id, records[0])
                 self._retire_if_finished(game_id, game)
                 return CommandResult(current + 1, tuple(events), before, state, False)
         raise StaleVersion(expected_version or game.state.version, game.state.version)
