@@ -32,15 +32,26 @@ from services.api.verrater.v1 import (
         stats_pb2,
         stats_pb2_grpc,
 )
+from services.codec import Record
 from services.config import Config
 from services.engine import GameState
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
 from services.game.service import GameApplication
 from services.lobby.gateway import GrpcGameGateway, validate_setup
+from services.lobby.model import table_of_game
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication
 from services.lobby.store import InMemoryLobbyStore, LobbyStore, RedisLobbyStore
+from services.notifications import (
+        GameNotifier,
+        InMemoryNotifications,
+        LobbyNotifier,
+        Notifications,
+        NotificationStreams,
+        Publisher,
+        RedisNotifications,
+)
 from services.observability import start_metrics
 from services.rpc import DEVELOPMENT_SECRET, RateLimit, RateLimiter, ServiceInterceptor
 from services.stats import (
@@ -98,6 +109,9 @@ class Backend:
     health: health_aio.HealthServicer
     game: GameApplication | None = None
     lobby: LobbyApplication | None = None
+    #: What the game and the lobby of this process tell players, and who publishes it.
+    notifications: Notifications | None = None
+    publisher: Publisher | None = None
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     async def stop(self, grace: float | None = 5.0) -> None:
@@ -163,12 +177,23 @@ def _stats_projection(
     return stats
 
 
+def _notifications(config: Config) -> Notifications:
+    """One per process, shared by its game and lobby services: in memory in embedded mode, on
+    Redis otherwise (every replica reads and writes the same players' notifications)."""
+    if config.redis_url is None:
+        return InMemoryNotifications(outbound_maxlen=config.notify_outbound_maxlen)
+    return RedisNotifications.from_url(
+        config.redis_url, outbound_maxlen=config.notify_outbound_maxlen
+    )
+
+
 async def start_backend(
     config: Config,
     services: frozenset[str] = ALL_SERVICES,
     *,
     event_store: EventStore | None = None,
     lobby_store: LobbyStore | None = None,
+    notifications: Notifications | None = None,
     clock: Callable[[], float] = time.time,
 ) -> Backend:
     """Start `services` in one gRPC server on `config.bind` (port 0: any free port).
@@ -201,7 +226,13 @@ async def start_backend(
     backend = Backend(server, port, health_servicer)
     names: list[str] = []
     own_address = f"127.0.0.1:{port}"
+    if services & {"game", "lobby"}:
+        backend.notifications = notifications or _notifications(config)
+        backend.closers.append(backend.notifications.close)
+        backend.publisher = Publisher(backend.notifications)
+        backend.closers.append(backend.publisher.close)
     if "game" in services:
+        assert backend.publisher is not None
         store = event_store or open_store(config.redis_url)
         backend.closers.append(store.close)
         scheduler, close_scheduler = _bot_scheduler(config, services, own_address)
@@ -211,11 +242,13 @@ async def start_backend(
         feed = FinishedGameFeed(stats.record_finished)
         backend.closers.append(feed.close)
         bots = scheduler.announce if scheduler is not None else None
+        game_notifier = GameNotifier(backend.publisher, table_of=table_of_game)
 
-        def announce(game_id: str, state: GameState, command_id: str) -> None:
+        def announce(game_id: str, state: GameState, command_id: str, first: Record | None) -> None:
             if bots is not None:
                 bots(game_id, state, command_id)
             feed.announce(game_id, state, command_id)
+            game_notifier.announce(game_id, state, first)
 
         backend.game = GameApplication(store, announce=announce)
         stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(stats), server)
@@ -223,6 +256,7 @@ async def start_backend(
         game_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(backend.game, limiter), server)
         names.append(GAME_SERVICE)
     if "lobby" in services:
+        assert backend.notifications is not None and backend.publisher is not None
         if lobby_store is None:
             lobby_store = (
                 RedisLobbyStore.from_url(config.redis_url)
@@ -233,11 +267,21 @@ async def start_backend(
         gateway = GrpcGameGateway(config.game_address or own_address, issuer)
         backend.closers.append(gateway.close)
         backend.lobby = LobbyApplication(
-            lobby_store, issuer, gateway, validate_setup=validate_setup
+            lobby_store,
+            issuer,
+            gateway,
+            validate_setup=validate_setup,
+            notifier=LobbyNotifier(backend.publisher),
         )
         backend.closers.append(backend.lobby.close)
+        streams = NotificationStreams(
+            backend.notifications,
+            max_streams=config.notify_streams,
+            max_pending=config.notify_pending,
+        )
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(
-            LobbyServicer(backend.lobby),  # type: ignore[abstract]  # until the identity work
+            # SignIn, RotateCredential and ListMyGames come with the identity work.
+            LobbyServicer(backend.lobby, streams),  # type: ignore[abstract]
             server,
         )
         names.append(LOBBY_SERVICE)

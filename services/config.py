@@ -34,6 +34,12 @@ class Config:
     # Per player and second, bursts of twice as many (0: no limit).
     command_rate: float = 20.0
     lobby_rate: float = 5.0
+    # WatchNotifications streams a player may hold per process; notifications that may wait
+    # for a stream's client before it is cut off (SLOW_READER).
+    notify_streams: int = 5
+    notify_pending: int = 16
+    # Entries the outbound feed for push gateways keeps, about (0: no outbound feed).
+    notify_outbound_maxlen: int = 100_000
 
     @classmethod
     def from_env(cls) -> Config:
@@ -51,6 +57,11 @@ class Config:
             log_format=env.get("VERRATER_LOG_FORMAT", cls.log_format),
             command_rate=float(env.get("VERRATER_COMMAND_RATE", cls.command_rate)),
             lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
+            notify_streams=int(env.get("VERRATER_NOTIFY_STREAMS", cls.notify_streams)),
+            notify_pending=int(env.get("VERRATER_NOTIFY_PENDING", cls.notify_pending)),
+            notify_outbound_maxlen=int(
+                env.get("VERRATER_NOTIFY_OUTBOUND_MAXLEN", cls.notify_outbound_maxlen)
+            ),
         )
 
     @property

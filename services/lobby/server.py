@@ -4,7 +4,9 @@ Each handler decodes its request, calls the application and encodes the table or
 Refusals are raised with their reasons and leave through the rpc edge's one table:
 INVALID_ARGUMENT (bad name, size, level), NOT_FOUND (unknown table), PERMISSION_DENIED (not the
 host, wrong invite code), FAILED_PRECONDITION (full table, not seated, not started),
-ALREADY_EXISTS (already seated), UNAUTHENTICATED (token), UNAVAILABLE (retry).
+ALREADY_EXISTS (already seated), UNAUTHENTICATED (token), UNAVAILABLE (retry); and for
+WatchNotifications OUT_OF_RANGE (an expired cursor) and RESOURCE_EXHAUSTED (too many streams,
+a client that does not read).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
 from services.codec import bot_level_from_proto, bot_level_to_proto
 from services.engine import BotLevel
 from services.errors import Reason, ServiceError
+from services.notifications import NotificationStreams, received_to_proto
 from services.rpc import Context, authenticated, checked_id
 
 from .gateway import setup_to_dict
@@ -80,8 +83,9 @@ def _session(player: Player, issued: IssuedToken) -> lobby_pb2.Session:
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     """The Lobby service's RPCs."""
 
-    def __init__(self, app: LobbyApplication) -> None:
+    def __init__(self, app: LobbyApplication, notifications: NotificationStreams) -> None:
         self.app = app
+        self.notifications = notifications
 
     async def RegisterGuest(
         self, request: lobby_pb2.RegisterGuestRequest, context: Context
@@ -206,3 +210,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         identity = authenticated()
         async for table in self.app.watch(_table_id(request.table_id)):
             yield lobby_pb2.WatchTableResponse(table=table_to_proto(table, identity.subject))
+
+    async def WatchNotifications(
+        self, request: lobby_pb2.WatchNotificationsRequest, context: Context
+    ) -> AsyncIterator[lobby_pb2.WatchNotificationsResponse]:
+        """The caller's notifications after `request.cursor` (empty: from now), then live."""
+        identity = authenticated()
+        async for received in self.notifications.watch(identity.subject, request.cursor):
+            yield lobby_pb2.WatchNotificationsResponse(notification=received_to_proto(received))
