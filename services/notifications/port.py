@@ -7,13 +7,14 @@ store a notification once per dedupe key (`kinds.py`) within `DEDUPE_SECONDS`.
 
 A live subscription catches up by reading, then takes what the adapter's one fan-out per process
 hands it. What waits for a subscriber is bounded: past `inbox_limit` it re-reads from its last
-cursor once it pulls again (memory stays bounded, nothing is lost), or, when the caller asked for
-`max_waiting`, it is cut off with SLOW_READER.
+cursor once it pulls again (memory stays bounded, nothing is lost); when the caller asked for
+`max_waiting`, a subscriber that stopped taking notifications is cut off with SLOW_READER.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncGenerator, Sequence
@@ -44,6 +45,8 @@ DEFAULT_INBOX_LIMIT = 256
 DEFAULT_OUTBOUND_MAXLEN = 100_000
 #: How many notifications one catch-up read asks for.
 READ_BATCH = 200
+#: How long a consumer may take no notification, while too many arrive, before it is cut off.
+STALL_LIMIT = 1.0
 
 
 class CursorExpired(ServiceError):
@@ -109,36 +112,56 @@ class Subscriber:
 
     ``delivered`` is the last position handed to the consumer: anything at or below it is a
     duplicate. ``resync`` asks for a re-read after ``delivered``: set when the fan-out was
-    already past ``delivered`` on joining, or when the inbox overflowed. With ``cut_off`` an
-    overflow ends the subscription with SLOW_READER instead, unless the consumer is ``idle``
-    (waiting for news: a burst bigger than the inbox is no sign of a slow reader).
+    already past ``delivered`` on joining, or when the inbox overflowed (the inbox is dropped:
+    memory stays bounded, and nothing is lost).
+
+    With a ``stall_limit``, the subscription ends with SLOW_READER once more than
+    ``inbox_limit`` notifications arrived since the consumer last took one and it has taken
+    none for ``stall_limit`` seconds. Counting alone would cut off a consumer that merely got a
+    burst while it was handing on the previous notification.
     """
 
     player_id: str
     delivered: Position
     inbox_limit: int
-    cut_off: bool = False
+    stall_limit: float | None = None
     inbox: deque[Received] = field(default_factory=deque)
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
     resync: bool = False
-    idle: bool = False
     failure: ServiceError | None = None
+    #: Waiting for news (nothing it was handed is still with it: it cannot be slow).
+    idle: bool = False
+    #: Notifications that arrived since the consumer last took one, and when that was.
+    arrived: int = 0
+    taken_at: float = field(default_factory=time.monotonic)
 
     def deliver(self, received: Received) -> bool:
         """Take one live notification; False once this subscriber must leave the fan-out."""
         if self.failure is not None:
             return False
+        self.arrived += 1
+        if (
+            self.stall_limit is not None
+            and not self.idle
+            and self.arrived > self.inbox_limit
+            and time.monotonic() - self.taken_at >= self.stall_limit
+        ):
+            self.inbox.clear()
+            self.fail(SlowReader(self.inbox_limit))
+            return False
         if not self.resync:
             if len(self.inbox) >= self.inbox_limit:
                 self.inbox.clear()
-                if self.cut_off and not self.idle:
-                    self.fail(SlowReader(self.inbox_limit))
-                    return False
                 self.resync = True
             else:
                 self.inbox.append(received)
         self.wakeup.set()
         return True
+
+    def taken(self) -> None:
+        """The consumer took a notification and asks for the next."""
+        self.arrived = 0
+        self.taken_at = time.monotonic()
 
     def fail(self, error: ServiceError) -> None:
         self.failure = error
@@ -193,13 +216,19 @@ class Notifications(ABC):
         """End live subscriptions and release connections. Idempotent."""
 
     async def subscribe(
-        self, player_id: str, after_cursor: str = "", *, max_waiting: int | None = None
+        self,
+        player_id: str,
+        after_cursor: str = "",
+        *,
+        max_waiting: int | None = None,
+        stall_limit: float = STALL_LIMIT,
     ) -> AsyncGenerator[Received, None]:
         """The player's notifications after the cursor (empty: from now), then each new one as
         it is stored, until the caller stops. Nothing is missed or repeated.
 
-        With `max_waiting`, a subscriber for whom that many notifications wait (its consumer
-        does not pull) ends with SLOW_READER; without, it re-reads from its last position.
+        With `max_waiting`, a subscription ends with SLOW_READER once more than that many
+        notifications arrived while its consumer took none for `stall_limit` seconds; without,
+        a consumer that falls behind re-reads from its last position.
         """
         if after_cursor:
             delivered = parse_cursor(after_cursor)
@@ -212,7 +241,7 @@ class Notifications(ABC):
             player_id,
             delivered,
             self.inbox_limit if max_waiting is None else max_waiting,
-            cut_off=max_waiting is not None,
+            None if max_waiting is None else stall_limit,
         )
         await self._join(subscriber)
         try:
@@ -225,11 +254,13 @@ class Notifications(ABC):
                     async for received in self._catch_up(player_id, subscriber.delivered):
                         subscriber.delivered = received.position
                         yield received
+                        subscriber.taken()
                 elif subscriber.inbox:
                     received = subscriber.inbox.popleft()
                     if received.position > subscriber.delivered:
                         subscriber.delivered = received.position
                         yield received
+                        subscriber.taken()
                 else:
                     subscriber.wakeup.clear()
                     subscriber.idle = True
@@ -237,6 +268,7 @@ class Notifications(ABC):
                         await subscriber.wakeup.wait()
                     finally:
                         subscriber.idle = False
+                        subscriber.taken()  # it was waiting: what arrived meanwhile is news
         finally:
             self._leave(subscriber)
 
