@@ -158,6 +158,12 @@ class Subscriber:
         self.wakeup.set()
         return True
 
+    def missed(self) -> None:
+        """Something this subscriber should have had never reached it: re-read."""
+        self.inbox.clear()
+        self.resync = True
+        self.wakeup.set()
+
     def taken(self) -> None:
         """The consumer took a notification and asks for the next."""
         self.arrived = 0

@@ -276,10 +276,17 @@ class _InboxHub:
                 continue
             for entry_id, fields in entries:
                 received = _received(player_id, entry_id, fields)
-                if received.position <= self._positions[player_id]:
+                position = self._positions[player_id]
+                if received.position <= position:
                     continue
                 self._positions[player_id] = received.position
+                # Each entry names the one before it: when that is not where the hub stood,
+                # retention dropped entries the hub never read. Whoever follows re-reads (and
+                # learns whether its cursor expired) rather than silently skip them.
+                gap = _position(fields[b"p"]) != position
                 for subscriber in list(self._subscribers[player_id]):
+                    if gap:
+                        subscriber.missed()
                     if not subscriber.deliver(received):
                         self.leave(subscriber)
                 if player_id not in self._subscribers:

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 import pytest
 import redis
 
+from services.errors import Reason, ServiceError
 from services.notifications import Notification, RedisNotifications, TableFull
 from tests.support.waiting import close_subscriptions, take, wait_until
 
@@ -77,3 +78,26 @@ async def test_a_players_keys_share_one_hash_tag_and_expire(
         assert 14 * 24 * 3600 * 1000 < client.pttl(once) <= 15 * 24 * 3600 * 1000
         assert once.startswith("verrater:{notify:palice}:")  # one hash tag: one cluster slot
         assert client.type("verrater:notify:outbound") == b"stream"
+
+
+async def test_a_live_subscriber_never_skips_what_retention_dropped_before_the_reader_saw_it(
+    fresh_redis_url: str,
+) -> None:
+    """Whatever the reader manages to read between the trims, the subscriber gets everything in
+    order, or learns that its cursor expired: never a silent gap."""
+    notifications = RedisNotifications.from_url(fresh_redis_url, keep=5)
+    subscription = notifications.subscribe("palice")
+    pending = asyncio.ensure_future(anext(subscription))
+    try:
+        await wait_until(lambda: notifications.live_subscriptions == 1, "the subscriber is live")
+        await notifications.publish([full("palice", version) for version in range(1, 301)])
+        got = [(await pending).notification]
+        try:
+            while got[-1] != full("palice", 300):
+                got += [r.notification for r in await take(subscription, 1)]
+        except ServiceError as ended:
+            assert ended.reason is Reason.CURSOR_EXPIRED
+        assert got == [full("palice", version) for version in range(1, len(got) + 1)]
+    finally:
+        await close_subscriptions([subscription], [pending])
+        await notifications.close()
