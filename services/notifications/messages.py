@@ -41,31 +41,31 @@ def notification_to_proto(notification: Notification, cursor: str = "") -> lobby
     )
     match notification.kind:
         case YourTurn(seat, version, deadline_ms):
-            message.your_turn.SetInParent()
-            message.your_turn.seat = seat
-            message.your_turn.version = version
-            if deadline_ms is not None:
-                message.your_turn.deadline.CopyFrom(_timestamp(deadline_ms))
+            message.your_turn.CopyFrom(
+                lobby_pb2.YourTurn(
+                    seat=seat,
+                    version=version,
+                    deadline=None if deadline_ms is None else _timestamp(deadline_ms),
+                )
+            )
         case TableFull():
             message.table_full.SetInParent()
         case GameStarting():
             message.game_starting.SetInParent()
         case GameStarted(seat):
-            message.game_started.seat = seat
+            message.game_started.CopyFrom(lobby_pb2.GameStarted(seat=seat))
         case GameOver(seat, final_vp, rank, winners):
-            message.game_over.SetInParent()
-            message.game_over.seat = seat
-            message.game_over.final_vp = final_vp
-            message.game_over.rank = rank
-            message.game_over.winners.extend(winners)
+            message.game_over.CopyFrom(
+                lobby_pb2.GameOver(seat=seat, final_vp=final_vp, rank=rank, winners=winners)
+            )
         case TimerRunningOut(seat, version, deadline_ms):
-            message.timer_running_out.seat = seat
-            message.timer_running_out.version = version
-            message.timer_running_out.deadline.CopyFrom(_timestamp(deadline_ms))
+            message.timer_running_out.CopyFrom(
+                lobby_pb2.TimerRunningOut(
+                    seat=seat, version=version, deadline=_timestamp(deadline_ms)
+                )
+            )
         case BotTookOver(seat, version):
-            message.bot_took_over.SetInParent()
-            message.bot_took_over.seat = seat
-            message.bot_took_over.version = version
+            message.bot_took_over.CopyFrom(lobby_pb2.BotTookOver(seat=seat, version=version))
     return message
 
 
