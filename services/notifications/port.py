@@ -81,15 +81,17 @@ def check_resumable(
 ) -> None:
     """Refuse to read after `position` unless every notification after it is still kept.
 
-    "0-0" (`ORIGIN`) asks for whatever is kept and is never refused. Any other cursor older
-    than the retention (`oldest_kept_ms`) has expired, and so has one of a player with nothing
-    kept (`exists` false: nothing stored for `KEEP_SECONDS`, or a store that lost its data).
-    `last` is the player's last notification ever stored: a cursor beyond it was not handed out
-    here. `deleted` is the last one dropped by retention: a cursor below it lost what followed.
+    `deleted` is the player's last notification dropped by retention: a cursor below it lost
+    what followed ("0-0", before everything, too). A cursor older than the retention
+    (`oldest_kept_ms`) has expired as well, and so has any cursor of a player with nothing kept
+    (`exists` false: nothing stored for `KEEP_SECONDS`, or a store that lost its data). `last`
+    is the player's last notification ever stored: a cursor beyond it was not handed out here.
     """
-    if position == ORIGIN:
+    if not exists:
+        if position > ORIGIN:
+            raise CursorExpired(format_cursor(position))
         return
-    if position[0] < oldest_kept_ms or not exists or position < deleted:
+    if position < deleted or (position > ORIGIN and position[0] < oldest_kept_ms):
         raise CursorExpired(format_cursor(position))
     if position > last:
         raise InvalidCursor(format_cursor(position), "is beyond your last notification")
@@ -186,7 +188,7 @@ class Notifications(ABC):
 
     async def read(self, player_id: str, after_cursor: str, limit: int) -> list[Received]:
         """At most `limit` of the player's notifications after the cursor ("0-0": from the
-        oldest kept). InvalidCursor for a cursor not handed out here, CursorExpired when what
+        first). InvalidCursor for a cursor not handed out here, CursorExpired when what
         followed it is no longer kept."""
         return await self._read_after(player_id, parse_cursor(after_cursor), limit)
 

@@ -30,11 +30,10 @@ async def test_notifications_older_than_the_retention_are_gone_and_their_cursors
     recent = await notifications.publish([full(2)])
     clock.now += 2 * DAY
 
-    kept = await notifications.read("palice", "0-0", 10)
-    assert [r.notification for r in kept] == [full(2)]
-    with pytest.raises(ServiceError) as expired:
-        await notifications.read("palice", old[0].cursor, 10)  # type: ignore[union-attr]
-    assert expired.value.reason is Reason.CURSOR_EXPIRED
+    for cursor in (old[0].cursor, "0-0"):  # type: ignore[union-attr]
+        with pytest.raises(ServiceError) as expired:
+            await notifications.read("palice", cursor, 10)
+        assert expired.value.reason is Reason.CURSOR_EXPIRED
     assert await notifications.read("palice", recent[0].cursor, 10) == []  # type: ignore[union-attr]
 
 

@@ -111,12 +111,10 @@ async def test_a_cursor_whose_successors_were_trimmed_has_expired(
     stored = [r for r in await notifications.publish([turn(v) for v in range(1, 251)]) if r]
 
     assert versions(await notifications.read(ALICE, stored[-2].cursor, 10)) == [250]
-    with pytest.raises(ServiceError) as expired:
-        await notifications.read(ALICE, stored[0].cursor, 10)
-    assert expired.value.reason is Reason.CURSOR_EXPIRED
-    kept = await notifications.read(ALICE, "0-0", 300)  # "0-0": whatever is kept
-    assert 5 <= len(kept) < 250 and versions(kept)[-1] == 250
-    assert versions(await notifications.read(ALICE, kept[0].cursor, 300)) == versions(kept)[1:]
+    for cursor in (stored[0].cursor, "0-0"):
+        with pytest.raises(ServiceError) as expired:
+            await notifications.read(ALICE, cursor, 10)
+        assert expired.value.reason is Reason.CURSOR_EXPIRED
 
 
 async def test_a_cursor_older_than_the_retention_has_expired(

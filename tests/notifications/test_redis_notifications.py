@@ -94,8 +94,9 @@ async def test_a_live_subscriber_never_skips_what_retention_dropped_before_the_r
     try:
         await wait_until(lambda: notifications.live_subscriptions == 1, "the subscriber is live")
         await notifications.publish([full("palice", version) for version in range(1, 301)])
-        got = [(await pending).notification]
+        got: list[Notification] = []
         try:
+            got.append((await pending).notification)
             while got[-1] != full("palice", 300):
                 got += [r.notification for r in await take(subscription, 1)]
         except ServiceError as ended:
