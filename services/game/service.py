@@ -196,7 +196,8 @@ class GameApplication:
                 raise GameNotFound(game_id)
             self._cache[game_id] = game
             # A replica that appended may have died before announcing: announce again (a bot
-            # turn is applied at most once per seat and version, so repeats are harmless).
+            # turn is applied at most once per seat and version, a notification stored once per
+            # fact, so repeats are harmless).
             self._announce(game_id, game.state, "", None)
             self._evict()
             self._retire_if_finished(game_id, game)
