@@ -477,15 +477,25 @@ async def test_a_bot_taking_over_on_the_turn_timer_is_told(redis_url: str | None
     async with running(redis_url) as stack:
         _, me = await guest(stack, "Asleep")
         call = await watching(stack, me)
-        table = await bot_table(stack, me, turn_seconds=1)
+        table = await bot_table(stack, me, turn_seconds=5)
         seat = next(s.seat for s in table.seats if s.bot_level == events_pb2.BOT_LEVEL_UNSPECIFIED)
         turns: list[int] = []
+        warnings: list[tuple[int, int]] = []
+        deadlines: dict[int, int] = {}
         notification = await next_notification(call)
         while kind(notification) != "bot_took_over":  # nobody acts for us: the timer runs out
             if kind(notification) == "your_turn":
                 turns.append(notification.your_turn.version)
+                deadlines[notification.your_turn.version] = (
+                    notification.your_turn.deadline.ToMilliseconds()
+                )
+            if kind(notification) == "timer_running_out":
+                warned = notification.timer_running_out
+                warnings.append((warned.version, warned.deadline.ToMilliseconds()))
             notification = await next_notification(call)
         call.cancel()
         took = notification.bot_took_over
         assert took.seat == seat and took.version > turns[0]
+        # Warned first (a fifth of the turn before the deadline), about the decision awaited.
+        assert warnings and warnings[0] == (turns[0], deadlines[turns[0]])
         assert (notification.game_id, notification.table_id) == (table.game_id, table.table_id)
