@@ -42,10 +42,20 @@ from services.game.server import GameServicer
 from services.game.service import Announcement, GameApplication
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.lobby.gateway import GrpcGameGateway, validate_setup
+from services.lobby.model import table_of_game
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication, LobbyLimits
 from services.lobby.store import InMemoryLobbyStore, LobbyStore
+from services.notifications import (
+    GameNotifier,
+    InMemoryNotifications,
+    LobbyNotifier,
+    Notifications,
+    NotificationStreams,
+    Publisher,
+    RedisNotifications,
+)
 from services.observability import start_metrics
 from services.rpc import (
     DEVELOPMENT_SECRET,
@@ -131,6 +141,9 @@ class Backend:
     health: health_aio.HealthServicer
     game: GameApplication | None = None
     lobby: LobbyApplication | None = None
+    #: What the game and the lobby of this process tell players, and who publishes it.
+    notifications: Notifications | None = None
+    publisher: Publisher | None = None
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     async def stop(self, grace: float | None = 5.0) -> None:
@@ -183,6 +196,19 @@ def _bot_scheduler(
     return scheduler, close
 
 
+def _warn_players(
+    game: GameApplication, notifier: GameNotifier
+) -> Callable[[str, int, int, int], Awaitable[None]]:
+    """What the turn timers do when a person's timed decision is due soon: tell them."""
+
+    async def warn(game_id: str, seat: int, version: int, deadline_ms: int) -> None:
+        seating = (await game.state(game_id, fresh=False)).seating
+        if seating:
+            notifier.timer_running_out(seating[seat].player_id, game_id, seat, version, deadline_ms)
+
+    return warn
+
+
 def _turn_timers(
     config: Config, store: EventStore, closers: list[Callable[[], Awaitable[None]]]
 ) -> TurnTimers:
@@ -209,12 +235,23 @@ def _stats_projection(
     return stats
 
 
+def _notifications(config: Config) -> Notifications:
+    """One per process, shared by its game and lobby services: in memory in embedded mode, on
+    Redis otherwise (every replica reads and writes the same players' notifications)."""
+    if config.redis_url is None:
+        return InMemoryNotifications(outbound_maxlen=config.notify_outbound_maxlen)
+    return RedisNotifications.from_url(
+        config.redis_url, outbound_maxlen=config.notify_outbound_maxlen
+    )
+
+
 async def start_backend(
     config: Config,
     services: frozenset[str] = ALL_SERVICES,
     *,
     event_store: EventStore | None = None,
     lobby_store: LobbyStore | None = None,
+    notifications: Notifications | None = None,
     clock: Callable[[], float] = time.time,
     door_socket: str | None = None,
 ) -> Backend:
@@ -266,7 +303,13 @@ async def start_backend(
     backend = Backend(server, port, health_servicer)
     names: list[str] = []
     own_address = f"127.0.0.1:{port}"
+    if services & {"game", "lobby"}:
+        backend.notifications = notifications or _notifications(config)
+        backend.closers.append(backend.notifications.close)
+        backend.publisher = Publisher(backend.notifications)
+        backend.closers.append(backend.publisher.close)
     if "game" in services:
+        assert backend.publisher is not None
         store = event_store or open_store(config.redis_url)
         backend.closers.append(store.close)
         scheduler, close_scheduler = _bot_scheduler(config, services, own_address)
@@ -276,17 +319,25 @@ async def start_backend(
         feed = FinishedGameFeed(stats.record_finished)
         backend.closers.append(feed.close)
         bots = scheduler.announce if scheduler is not None else None
+        game_notifier = GameNotifier(backend.publisher, table_of=table_of_game)
 
         def announce(news: Announcement) -> None:
             if bots is not None:
                 bots(news.game_id, news.state, news.command_id)
             feed.announce(news.game_id, news.state, news.command_id)
+            game_notifier.announce(
+                news.game_id, news.state, news.first, deadline_ms=news.deadline_ms
+            )
 
         timers = _turn_timers(config, store, backend.closers)
         backend.game = GameApplication(store, announce=announce, timers=timers, clock=clock)
         if scheduler is not None:
             sweeper = TimerSweeper(
-                timers, backend.game.resting, on_expired=scheduler.stand_in, clock=clock
+                timers,
+                backend.game.resting,
+                on_expired=scheduler.stand_in,
+                on_warning=_warn_players(backend.game, game_notifier),
+                clock=clock,
             )
             sweeper.start()
             backend.closers.append(sweeper.stop)
@@ -297,6 +348,7 @@ async def start_backend(
         )
         names.append(GAME_SERVICE)
     if "lobby" in services:
+        assert backend.notifications is not None and backend.publisher is not None
         if lobby_store is None:
             lobby_store = (
                 RedisLobbyStore.from_url(config.redis_url)
@@ -313,11 +365,15 @@ async def start_backend(
             validate_setup=validate_setup,
             limits=lobby_limits(config),
             quick_match_turn_seconds=config.quick_match_turn_seconds,
+            notifier=LobbyNotifier(backend.publisher),
         )
         backend.closers.append(backend.lobby.close)
-        # Abstract while its one pending RPC, WatchNotifications (the notifications work), is not
-        # in yet.
-        servicer = LobbyServicer(backend.lobby, proxies)  # type: ignore[abstract]
+        streams = NotificationStreams(
+            backend.notifications,
+            max_streams=config.notify_streams,
+            max_pending=config.notify_pending,
+        )
+        servicer = LobbyServicer(backend.lobby, proxies, streams)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
     if "ai" in services:

@@ -63,6 +63,12 @@ class Config:
 
     # The turn timer of the tables QuickMatch opens (5 s to 14 days).
     quick_match_turn_seconds: int = 60
+    # WatchNotifications streams a player may hold per process; notifications that may wait
+    # for a stream's client before it is cut off (SLOW_READER).
+    notify_streams: int = 5
+    notify_pending: int = 16
+    # Entries the outbound feed for push gateways keeps, about (0: no outbound feed).
+    notify_outbound_maxlen: int = 100_000
 
     @classmethod
     def from_env(cls) -> Config:
@@ -96,6 +102,11 @@ class Config:
             web_origins=env.get("VERRATER_WEB_ORIGINS", cls.web_origins),
             lobby_address=env.get("VERRATER_LOBBY_ADDR") or None,
             ai_address=env.get("VERRATER_AI_ADDR") or None,
+            notify_streams=int(env.get("VERRATER_NOTIFY_STREAMS", cls.notify_streams)),
+            notify_pending=int(env.get("VERRATER_NOTIFY_PENDING", cls.notify_pending)),
+            notify_outbound_maxlen=int(
+                env.get("VERRATER_NOTIFY_OUTBOUND_MAXLEN", cls.notify_outbound_maxlen)
+            ),
         )
 
     @property

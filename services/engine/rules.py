@@ -10,6 +10,8 @@ The module follows the rulebook: setup, then the phases of a round in order. Who
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .cards import (
     ALL_ACTION_CARDS,
     CARDS_SCORED_PER_TRADING_POST,
@@ -545,6 +547,12 @@ def _end_round(state: GameState) -> list[Event]:
     winners = tuple(seat for seat in range(n) if final_vp[seat] == best)
     events.append(GameEnded(tuple(final_vp), winners, state.seed, early=one_house))
     return events
+
+
+def competition_ranks(final_vp: Sequence[int]) -> tuple[int, ...]:
+    """Rank per seat from final VP, most VP first; ties share the better rank (1, 1, 3), so
+    the winners of `GameEnded` are exactly the seats of rank 1."""
+    return tuple(1 + sum(other > vp for other in final_vp) for vp in final_vp)
 
 
 _AUTOMATIC = {

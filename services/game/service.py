@@ -163,8 +163,9 @@ class Announcement:
     command_id: str = ""
     #: When the decision the state awaits is due (None: no turn timer, or nothing awaited).
     deadline_ms: int | None = None
-    #: The decision that led here was a bot's, standing in for a person whose timer ran out.
-    turn_timer_expired: bool = False
+    #: The first record of the batch that led here (who decided, whether a bot stood in for a
+    #: person whose timer ran out); None for a game loaded cold.
+    first: Record | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,7 +230,7 @@ class GameApplication:
             # A replica that appended may have died before announcing or setting its timer: do
             # both again (a bot turn is applied at most once per seat and version, a timer is
             # set by version, notifications are deduplicated, so repeats are harmless).
-            await self._came_to_rest(game_id, game, "")
+            await self._came_to_rest(game_id, game, "", None)
             self._evict()
             self._retire_if_finished(game_id, game)
         self._cache.move_to_end(game_id)
@@ -274,12 +275,12 @@ class GameApplication:
         return int(self._clock() * 1000)
 
     async def _came_to_rest(
-        self, game_id: str, game: CachedGame, command_id: str, turn_timer_expired: bool = False
+        self, game_id: str, game: CachedGame, command_id: str, first: Record | None = None
     ) -> None:
         """Announce the game's new state and set its turn timer."""
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
-        self._announce(Announcement(game_id, state, command_id, deadline, turn_timer_expired))
+        self._announce(Announcement(game_id, state, command_id, deadline, first))
         if self._timers is not None and state.turn_seconds > 0:
             wake = next_wake(state, game.rest_since_ms, self._now_ms())
             await self._timers.set(game_id, state.version, wake)
@@ -344,7 +345,7 @@ class GameApplication:
         game.apply(records, payloads, state)
         self._cache[game_id] = game
         self._evict()
-        await self._came_to_rest(game_id, game, "")
+        await self._came_to_rest(game_id, game, "", records[0])
         return state
 
     async def submit(
@@ -388,7 +389,7 @@ class GameApplication:
                     continue
                 before = game.state
                 game.apply(records, payloads, state)
-                await self._came_to_rest(game_id, game, command_id, turn_timer_expired)
+                await self._came_to_rest(game_id, game, command_id, records[0])
                 self._retire_if_finished(game_id, game)
                 return CommandResult(current + 1, tuple(events), before, state, False)
         raise StaleVersion(expected_version or game.state.version, game.state.version)
