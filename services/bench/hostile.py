@@ -253,6 +253,9 @@ def _string(draw: Draw, name: str, targets: Targets) -> str:
         return draw.choice(pool)
     if name.endswith("_id") and not _chance(draw, 4):
         return draw.choice((*MALFORMED_IDS, "again", f"id-{draw.integer(0, 10**9)}"))
+    if name == "cursor" and not _chance(draw, 4):  # notification cursors are stream entry ids
+        milliseconds = draw.choice((0, 1, int(time.time() * 1000), 2**64 - 1, 2**64))
+        return f"{milliseconds}-{draw.choice((0, 1, 2**63))}"
     return draw.text(draw.choice((8, 40, 300)))
 
 
