@@ -221,6 +221,8 @@ async def _run(
         "VERRATER_LOG_LEVEL": "WARNING",
         # The benchmark measures the game path; scripted seats outpace a human's rate limit.
         "VERRATER_COMMAND_RATE": "0",
+        # Every seat's stream comes from this one address, 4 per game: 200 games are 800 streams.
+        "VERRATER_STREAMS_PER_PEER": "0",
     }
     with verrater_process(["serve", "game"], env) as server:
         channel = aio.insecure_channel(f"127.0.0.1:{port}")
