@@ -100,7 +100,7 @@ from .state import (
     initial_state,
     supply_count,
 )
-from .strength import HouseStrength, house_strength
+from .strength import HouseStrength, StrengthParts, conflict_strengths
 from .turns import DecisionKind, Turn, at_rest, to_act, whose_turn
 from .views import LandscapeView, PlayerView, SeatView, redact_event, view
 
@@ -184,6 +184,7 @@ __all__ = [
     "SeatView",
     "StartPlayerChosen",
     "StrategistAssigned",
+    "StrengthParts",
     "SupplyDealt",
     "SupplyDiscarded",
     "SupplyPlayed",
@@ -191,12 +192,12 @@ __all__ = [
     "ViolationCode",
     "at_rest",
     "competition_ranks",
+    "conflict_strengths",
     "decide",
     "deciding_seat",
     "evolve",
     "execute",
     "fold",
-    "house_strength",
     "initial_state",
     "legal_commands",
     "load_card_table",
