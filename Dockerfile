@@ -1,8 +1,10 @@
 # syntax=docker/dockerfile:1
 #
 # One image for every process of Verräter Online (the entry point is the `verrater` command):
-#   docker run IMAGE                      all services in one process, in memory (embedded mode)
+#   docker run IMAGE                      all services in one process, in memory (embedded mode),
+#                                         with the browser's door and the page on port 8080
 #   docker run IMAGE serve game|lobby|ai  one gRPC service (distributed mode: REDIS_URL, ...)
+#   docker run IMAGE serve web            the browser's door alone (VERRATER_LOBBY_ADDR, ...)
 #   docker run IMAGE worker               the Celery workers that run the bots
 # Configuration is the environment (services/bootstrap.py, Config.from_env); see docs/OPERATING.md.
 
@@ -34,12 +36,14 @@ LABEL org.opencontainers.image.title="verrater-online" \
       org.opencontainers.image.description="Event-sourced gRPC backend for the card game Verräter" \
       org.opencontainers.image.licenses="MIT"
 
-# VERRATER_BIND: inside a container the server must listen on every interface (the code's
-# default, 127.0.0.1:50051, is unreachable from outside the container). Same port: 50051.
+# VERRATER_BIND, VERRATER_WEB_BIND: inside a container the servers must listen on every
+# interface (the code's defaults, 127.0.0.1:50051 and :8080, are unreachable from outside the
+# container). Same ports: 50051 (gRPC) and 8080 (the browser's door, HTTP).
 ENV PATH="/opt/verrater/bin:${PATH}" \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    VERRATER_BIND=0.0.0.0:50051
+    VERRATER_BIND=0.0.0.0:50051 \
+    VERRATER_WEB_BIND=0.0.0.0:8080
 
 RUN groupadd --system --gid 10001 verrater \
  && useradd --system --uid 10001 --gid verrater --no-create-home --home-dir /nonexistent \
@@ -75,7 +79,7 @@ EOF
 USER 10001:10001
 WORKDIR /tmp
 
-EXPOSE 50051
+EXPOSE 50051 8080
 
 HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
     CMD ["verrater-healthcheck"]

@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # The API's last release: `buf breaking` compares the contract with its image (see proto/README.md).
 RELEASE_IMAGE := proto/releases/v1.0.0.json
 
-.PHONY: run play test lint contracts api bench proto-release clean
+.PHONY: run play test lint contracts api bench proto-release web clean
 
 $(BIN)/verrater: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,8 +17,9 @@ $(BIN)/verrater: pyproject.toml
 run: $(BIN)/verrater
 	$(BIN)/verrater serve
 
+# `make play ARGS="--quick"` passes flags on; VERRATER_SERVER names another server.
 play: $(BIN)/verrater
-	$(BIN)/verrater play
+	$(BIN)/verrater play $(ARGS)
 
 test: lint contracts api
 	$(BIN)/pytest
@@ -39,6 +40,13 @@ api: $(BIN)/verrater
 # Freeze the contract as released: write its image for `buf breaking` (then tag the commit).
 proto-release: $(BIN)/verrater
 	$(BIN)/buf build --exclude-source-info -o $(RELEASE_IMAGE)
+
+# The page (web/): npm packages from the lockfile, TypeScript generated from proto/, a Vite build
+# into services/web/static (shipped in the package), and the manifest that says what it was built
+# from (services/web/assets.py; tests/web/test_assets.py fails when it is stale). Needs npm.
+web: $(BIN)/verrater
+	cd web && npm ci --no-audit --no-fund && npm run build
+	$(BIN)/python -m services.web
 
 bench: $(BIN)/verrater
 	$(BIN)/verrater bench engine --players 4 --games 2000

@@ -10,8 +10,10 @@ import asyncio
 import gc
 import ipaddress
 import logging
+import os
 import secrets
 import signal
+import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
@@ -42,10 +44,20 @@ from services.game.service import Announcement, GameApplication
 from services.game.storewatch import StoreWatch
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.lobby.gateway import GrpcGameGateway, validate_setup
+from services.lobby.model import table_of_game
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication, LobbyLimits
 from services.lobby.store import InMemoryLobbyStore, LobbyStore
+from services.notifications import (
+    GameNotifier,
+    InMemoryNotifications,
+    LobbyNotifier,
+    Notifications,
+    NotificationStreams,
+    Publisher,
+    RedisNotifications,
+)
 from services.observability import start_metrics
 from services.rpc import (
     DEVELOPMENT_SECRET,
@@ -64,6 +76,7 @@ from services.stats import (
     StatsProjector,
 )
 from services.stats.server import StatsServicer
+from services.web import Door, Origins, Upstreams
 
 if TYPE_CHECKING:  # Celery is imported where bots run on it, not by every process
     from services.ai.worker import WorkerSettings
@@ -137,6 +150,9 @@ class Backend:
     health: health_aio.HealthServicer
     game: GameApplication | None = None
     lobby: LobbyApplication | None = None
+    #: What the game and the lobby of this process tell players, and who publishes it.
+    notifications: Notifications | None = None
+    publisher: Publisher | None = None
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     async def stop(self, grace: float | None = 5.0) -> None:
@@ -153,6 +169,8 @@ class Backend:
 
 
 ALL_SERVICES = frozenset({"game", "lobby", "ai"})
+#: `verrater serve web`: the browser's door alone, in front of the services elsewhere.
+WEB_ONLY = frozenset({"web"})
 #: How long shutdown waits for each store or client to close.
 CLOSE_TIMEOUT_S = 5.0
 BOT_MODES = ("auto", "inprocess", "celery", "off")
@@ -213,6 +231,19 @@ def _watch_store(store: EventStore, backend: Backend) -> StoreWatch:
     return StoreWatch(store, backend.game, serving)
 
 
+def _warn_players(
+    game: GameApplication, notifier: GameNotifier
+) -> Callable[[str, int, int, int], Awaitable[None]]:
+    """What the turn timers do when a person's timed decision is due soon: tell them."""
+
+    async def warn(game_id: str, seat: int, version: int, deadline_ms: int) -> None:
+        seating = (await game.state(game_id, fresh=False)).seating
+        if seating:
+            notifier.timer_running_out(seating[seat].player_id, game_id, seat, version, deadline_ms)
+
+    return warn
+
+
 def _turn_timers(
     config: Config, store: EventStore, closers: list[Callable[[], Awaitable[None]]]
 ) -> TurnTimers:
@@ -239,31 +270,51 @@ def _stats_projection(
     return stats
 
 
+def _notifications(config: Config) -> Notifications:
+    """One per process, shared by its game and lobby services: in memory in embedded mode, on
+    Redis otherwise (every replica reads and writes the same players' notifications)."""
+    if config.redis_url is None:
+        return InMemoryNotifications(outbound_maxlen=config.notify_outbound_maxlen)
+    return RedisNotifications.from_url(
+        config.redis_url, outbound_maxlen=config.notify_outbound_maxlen
+    )
+
+
 async def start_backend(
     config: Config,
     services: frozenset[str] = ALL_SERVICES,
     *,
     event_store: EventStore | None = None,
     lobby_store: LobbyStore | None = None,
+    notifications: Notifications | None = None,
     clock: Callable[[], float] = time.time,
+    door_socket: str | None = None,
 ) -> Backend:
     """Start `services` in one gRPC server on `config.bind` (port 0: any free port).
 
     Stores default to Redis when `config.redis_url` is set, else to memory. A lobby without a
     game service in the same process reaches the game service at `config.game_address`.
-    `clock` is the wall clock tokens expire by (tests inject their own).
+    `clock` is the wall clock tokens expire by (tests inject their own). `door_socket`: a Unix
+    socket path in a private folder where the server listens for the embedded web door, whose
+    `x-forwarded-for` (the browser's address) it then believes.
     """
     if "game" not in services and not config.game_address:
         raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
     issuer = config.issuer
     limiter = RateLimiter(rate_limits(config))
+    # Whose x-forwarded-for names the client, for the limits per network address: the embedded
+    # web door's, on its private socket, and the configured proxies.
+    proxies = replace(
+        TrustedProxies.parse(config.trusted_proxies), unix_sockets=door_socket is not None
+    )
     server = aio.server(
         interceptors=[
             ServiceInterceptor(
                 issuer,
                 PUBLIC_METHODS,
                 limiter,
-                streams=StreamQuota(config.streams_per_player),
+                streams=StreamQuota(config.streams_per_player, config.streams_per_peer),
+                proxies=proxies,
                 clock=clock,
             )
         ],
@@ -282,11 +333,19 @@ async def start_backend(
     port = server.add_insecure_port(config.bind)
     if port == 0:
         raise OSError(f"cannot bind to {config.bind}")
+    if door_socket is not None and server.add_insecure_port(f"unix:{door_socket}") == 0:
+        raise OSError(f"cannot listen on {door_socket}")
     backend = Backend(server, port, health_servicer)
     names: list[str] = []
     own_address = f"127.0.0.1:{port}"
     store_watch: StoreWatch | None = None
+    if services & {"game", "lobby"}:
+        backend.notifications = notifications or _notifications(config)
+        backend.closers.append(backend.notifications.close)
+        backend.publisher = Publisher(backend.notifications)
+        backend.closers.append(backend.publisher.close)
     if "game" in services:
+        assert backend.publisher is not None
         store = event_store or open_store(config.redis_url)
         backend.closers.append(store.close)
         scheduler, close_scheduler = _bot_scheduler(config, services, own_address)
@@ -296,11 +355,15 @@ async def start_backend(
         feed = FinishedGameFeed(stats.record_finished)
         backend.closers.append(feed.close)
         bots = scheduler.announce if scheduler is not None else None
+        game_notifier = GameNotifier(backend.publisher, table_of=table_of_game)
 
         def announce(news: Announcement) -> None:
             if bots is not None:
                 bots(news.game_id, news.state)
             feed.announce(news.game_id, news.state, news.command_id)
+            game_notifier.announce(
+                news.game_id, news.state, news.first, deadline_ms=news.deadline_ms
+            )
 
         timers = _turn_timers(config, store, backend.closers)
         recheck_ms = int(config.bot_resend_seconds * 1000) if scheduler is not None else 0
@@ -312,6 +375,7 @@ async def start_backend(
                 timers,
                 backend.game.resting,
                 on_expired=scheduler.stand_in,
+                on_warning=_warn_players(backend.game, game_notifier),
                 on_bots_overdue=scheduler.announce,
                 recheck_ms=recheck_ms,
                 clock=clock,
@@ -327,6 +391,7 @@ async def start_backend(
         )
         names.append(GAME_SERVICE)
     if "lobby" in services:
+        assert backend.notifications is not None and backend.publisher is not None
         if lobby_store is None:
             lobby_store = (
                 RedisLobbyStore.from_url(config.redis_url)
@@ -343,13 +408,15 @@ async def start_backend(
             validate_setup=validate_setup,
             limits=lobby_limits(config),
             quick_match_turn_seconds=config.quick_match_turn_seconds,
+            notifier=LobbyNotifier(backend.publisher),
         )
         backend.closers.append(backend.lobby.close)
-        # Abstract while its one pending RPC, WatchNotifications (the notifications work), is not
-        # in yet.
-        servicer = LobbyServicer(  # type: ignore[abstract]
-            backend.lobby, TrustedProxies.parse(config.trusted_proxies)
+        streams = NotificationStreams(
+            backend.notifications,
+            max_streams=config.notify_streams,
+            max_pending=config.notify_pending,
         )
+        servicer = LobbyServicer(backend.lobby, proxies, streams)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
     if "ai" in services:
@@ -406,13 +473,17 @@ def secured(config: Config, services: frozenset[str]) -> Config:
             "refusing to run a distributed deployment with the development token secret: "
             "set VERRATER_TOKEN_SECRET"
         )
-    if is_loopback(config.bind):
+    # The web door reaches every service, so its port counts as theirs.
+    exposed = [
+        where for where in (config.bind, config.web_bind) if where and not is_loopback(where)
+    ]
+    if not exposed:
         return config
     log.warning(
         "VERRATER_TOKEN_SECRET is not set and %s is reachable from other hosts: tokens are "
         "signed with a random secret made for this process (they end when it stops); set "
         "VERRATER_TOKEN_SECRET to keep them across restarts",
-        config.bind,
+        " and ".join(exposed),
     )
     return replace(config, token_secret=secrets.token_urlsafe(48))
 
@@ -428,23 +499,71 @@ def is_loopback(address: str) -> bool:
         return False
 
 
-async def serve(config: Config, services: frozenset[str]) -> None:
-    """`verrater serve [game|lobby|ai]`: run until SIGTERM or SIGINT, then shut down cleanly."""
-    config = secured(config, services)
-    start_metrics(config.metrics_port)
-    backend = await start_backend(config, services)
-    _tune_garbage_collector()
-    where = config.redis_url or "the in-memory store"
-    log.info(
-        "%s listening on port %d, state in %s",
-        ", ".join(sorted(services | ({"stats"} if "game" in services else set()))),
-        backend.port,
-        where,
+async def start_web(config: Config, upstreams: Upstreams) -> Door:
+    """The browser's door on `config.web_bind`, forwarding to `upstreams`."""
+    door = Door(upstreams, origins=Origins.parse(config.web_origins))
+    await door.start(config.web_bind, shutdown_timeout=config.grace_seconds)
+    return door
+
+
+def web_upstreams(config: Config) -> Upstreams:
+    """Where `verrater serve web` sends each service's calls (stats live with the game)."""
+    addresses = {
+        "VERRATER_LOBBY_ADDR": config.lobby_address,
+        "VERRATER_GAME_ADDR": config.game_address,
+        "VERRATER_AI_ADDR": config.ai_address,
+    }
+    missing = [name for name, address in addresses.items() if not address]
+    if missing:
+        raise SystemExit(f"`verrater serve web` needs {', '.join(missing)}")
+    game = config.game_address or ""
+    return Upstreams(
+        {
+            LOBBY_SERVICE: config.lobby_address or "",
+            GAME_SERVICE: game,
+            STATS_SERVICE: game,
+            AI_SERVICE: config.ai_address or "",
+        }
     )
+
+
+async def _until_stopped() -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
     await stop.wait()
-    log.info("shutting down: finishing in-flight calls")
-    await backend.stop(config.grace_seconds)
+
+
+async def serve(config: Config, services: frozenset[str]) -> None:
+    """`verrater serve [game|lobby|ai|web]`: run until SIGTERM or SIGINT, then shut down
+    cleanly. Embedded mode (all services) serves the browser's door too, unless
+    `config.web_bind` is empty; `web` alone is the door in front of the others."""
+    start_metrics(config.metrics_port)
+    if services == WEB_ONLY:
+        alone = await start_web(config, web_upstreams(config))
+        log.info("the web door listening on port %d", alone.port)
+        await _until_stopped()
+        await alone.stop()
+        return
+    config = secured(config, services)
+    with tempfile.TemporaryDirectory(prefix="verrater-") as private:
+        with_door = services == ALL_SERVICES and bool(config.web_bind)
+        socket = os.path.join(private, "door.sock") if with_door else None
+        backend = await start_backend(config, services, door_socket=socket)
+        door = await start_web(config, Upstreams.one(f"unix:{socket}")) if socket else None
+        _tune_garbage_collector()
+        where = config.redis_url or "the in-memory store"
+        log.info(
+            "%s listening on port %d, state in %s",
+            ", ".join(sorted(services | ({"stats"} if "game" in services else set()))),
+            backend.port,
+            where,
+        )
+        if door is not None:
+            log.info("the page and gRPC-Web on http://%s/", config.web_bind)
+        await _until_stopped()
+        log.info("shutting down: finishing in-flight calls")
+        if door is not None:
+            await door.stop()
+        await backend.stop(config.grace_seconds)

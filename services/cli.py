@@ -54,6 +54,19 @@ def _bench_echo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_abuse(args: argparse.Namespace) -> int:
+    from services.bench.abuse import run_abuse_bench
+
+    figures = run_abuse_bench(
+        play_messages=args.play_messages,
+        fuzz_requests=args.fuzz_requests,
+        guest_seconds=args.guest_seconds,
+        seed=args.seed,
+    )
+    _print_figures(figures, as_json=args.json)
+    return 0
+
+
 def _print_figures(figures: dict[str, Any], *, as_json: bool) -> None:
     """A benchmark's figures: one JSON object, or one line per figure."""
     if as_json:
@@ -131,6 +144,7 @@ def _serve(args: argparse.Namespace) -> int:
             ("redis_url", args.redis_url),
             ("log_level", args.log_level),
             ("game_address", args.game_addr),
+            ("web_bind", args.web_bind),
         )
         if value is not None
     }
@@ -219,13 +233,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument(
         "service",
         nargs="?",
-        choices=("game", "lobby", "ai"),
-        help="run one service alone (distributed mode); default: all in one process",
+        choices=("game", "lobby", "ai", "web"),
+        help="run one service alone (distributed mode; web: the browser's door to the others); "
+        "default: all in one process, with the door",
     )
     serve.add_argument(
         "--game-addr", help="the game service, for a lobby on its own (VERRATER_GAME_ADDR)"
     )
     serve.add_argument("--bind", help="address:port to listen on (VERRATER_BIND, 127.0.0.1:50051)")
+    serve.add_argument(
+        "--web-bind",
+        help="address:port of the browser's door: gRPC-Web and the page (VERRATER_WEB_BIND, "
+        "127.0.0.1:8080; empty: no door)",
+    )
     serve.add_argument("--redis-url", help="Redis for the event store (REDIS_URL; none: in memory)")
     serve.add_argument("--log-level", help="DEBUG, INFO, WARNING... (VERRATER_LOG_LEVEL, INFO)")
     serve.set_defaults(handler=_serve)
@@ -290,6 +310,26 @@ def build_parser() -> argparse.ArgumentParser:
     echo.add_argument("--concurrency", type=_positive, default=16, help="calls in flight")
     echo.add_argument("--json", action="store_true", help="print one JSON object")
     echo.set_defaults(handler=_bench_echo)
+
+    abuse = benches.add_parser(
+        "abuse",
+        help="hostile clients against a fresh embedded server, with a canary game beside them",
+    )
+    abuse.add_argument(
+        "--play-messages",
+        type=_positive,
+        default=100_000,
+        help="decisions written on Play streams that nobody reads",
+    )
+    abuse.add_argument(
+        "--fuzz-requests", type=_positive, default=3_000, help="calls of the fuzz corpus"
+    )
+    abuse.add_argument(
+        "--guest-seconds", type=float, default=10.0, help="seconds of RegisterGuest flood"
+    )
+    abuse.add_argument("--seed", type=int, default=0, help="seed of the fuzz corpus")
+    abuse.add_argument("--json", action="store_true", help="print one JSON object")
+    abuse.set_defaults(handler=_bench_abuse)
 
     bots = benches.add_parser(
         "bots", help="seat-rotated tournaments between bot levels, on both cores"

@@ -34,8 +34,10 @@ class Config:
     # Per player and second, bursts of twice as many (0: no limit).
     command_rate: float = 20.0
     lobby_rate: float = 5.0
-    # Streams one player may have open at once, per process (0: no limit).
+    # Streams one player, and one network address, may have open at once, per process (0: no
+    # limit).
     streams_per_player: int = 32
+    streams_per_peer: int = 256
     # Answers a Play stream may hold for a client that does not read before it is cut off.
     stream_backlog: int = 32
     # Whose `x-forwarded-for` is believed: comma-separated IPs or CIDR blocks (none by default).
@@ -50,9 +52,23 @@ class Config:
     signin_peer_rate: float = 60.0
     # Tables not yet started that players from one network peer may host (0: no limit).
     peer_tables: int = 20
+    # The browser's door (gRPC-Web and the page) in embedded mode and `serve web`; empty: none.
+    web_bind: str = "127.0.0.1:8080"
+    # Origins whose pages may call the door from elsewhere (CORS): comma-separated, `*` for any;
+    # the door's own page needs none.
+    web_origins: str = ""
+    # Where `serve web` sends lobby and AI calls (game and stats calls go to game_address).
+    lobby_address: str | None = None
+    ai_address: str | None = None
 
     # The turn timer of the tables QuickMatch opens (5 s to 14 days).
     quick_match_turn_seconds: int = 60
+    # WatchNotifications streams a player may hold per process; notifications that may wait
+    # for a stream's client before it is cut off (SLOW_READER).
+    notify_streams: int = 5
+    notify_pending: int = 16
+    # Entries the outbound feed for push gateways keeps, about (0: no outbound feed).
+    notify_outbound_maxlen: int = 100_000
 
     # Celery's broker for bot turns: RabbitMQ (amqp://) in production, or a Redis; None: the
     # event store's REDIS_URL (simple deployments).
@@ -86,6 +102,7 @@ class Config:
             command_rate=float(env.get("VERRATER_COMMAND_RATE", cls.command_rate)),
             lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
             streams_per_player=int(env.get("VERRATER_STREAMS_PER_PLAYER", cls.streams_per_player)),
+            streams_per_peer=int(env.get("VERRATER_STREAMS_PER_PEER", cls.streams_per_peer)),
             stream_backlog=int(env.get("VERRATER_STREAM_BACKLOG", cls.stream_backlog)),
             trusted_proxies=env.get("VERRATER_TRUSTED_PROXIES", cls.trusted_proxies),
             guest_rate=float(env.get("VERRATER_GUEST_RATE", cls.guest_rate)),
@@ -95,6 +112,15 @@ class Config:
             peer_tables=int(env.get("VERRATER_PEER_TABLES", cls.peer_tables)),
             quick_match_turn_seconds=int(
                 env.get("VERRATER_QUICK_MATCH_TURN_SECONDS", cls.quick_match_turn_seconds)
+            ),
+            web_bind=env.get("VERRATER_WEB_BIND", cls.web_bind),
+            web_origins=env.get("VERRATER_WEB_ORIGINS", cls.web_origins),
+            lobby_address=env.get("VERRATER_LOBBY_ADDR") or None,
+            ai_address=env.get("VERRATER_AI_ADDR") or None,
+            notify_streams=int(env.get("VERRATER_NOTIFY_STREAMS", cls.notify_streams)),
+            notify_pending=int(env.get("VERRATER_NOTIFY_PENDING", cls.notify_pending)),
+            notify_outbound_maxlen=int(
+                env.get("VERRATER_NOTIFY_OUTBOUND_MAXLEN", cls.notify_outbound_maxlen)
             ),
             broker_url=env.get("VERRATER_BROKER_URL") or None,
             bot_queue=env.get("VERRATER_BOT_QUEUE", cls.bot_queue),

@@ -33,6 +33,11 @@ APPEND_SECONDS = Histogram(
     "Time to append one batch of events to the game's stream.",
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25),
 )
+REFUSALS = Counter(
+    "verrater_refusals_total",
+    "Calls refused, by method and reason (services/errors.py): an attack shows here first.",
+    ["method", "reason"],
+)
 ACTIVE_GAMES = Gauge("verrater_active_games", "Games in this replica's cache that are not over.")
 WATCHERS = Gauge("verrater_watchers", "Open Watch streams on this replica.")
 BOT_TASK_SECONDS = Histogram(

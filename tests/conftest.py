@@ -12,6 +12,15 @@ terminal summary.
 
 from __future__ import annotations
 
+import os
+
+# gRPC's fork handlers restart its poller thread in a forked child; a child that closes its file
+# descriptors before exec (pexpect does, for the terminal client's tests) then dies on
+# "epoll_wait error: Bad file descriptor" before it runs (grpc/grpc#43055, grpcio >= 1.81; one
+# spawn in six on this machine once this process has served gRPC). No test forks a process that
+# goes on using gRPC without exec, so the handlers are off; this runs before anything imports grpc.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
 from collections.abc import Iterator
 from pathlib import Path
 

@@ -40,7 +40,8 @@ def process(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[b
     child = subprocess.Popen(
         args,
         cwd=ROOT,
-        env={**os.environ, **env},
+        # The web door's own free port, unless the test names one (8080 may be taken).
+        env={**os.environ, "VERRATER_WEB_BIND": f"127.0.0.1:{free_port()}", **env},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # signals reach make and the server it runs
@@ -87,16 +88,21 @@ def quick_start_commands() -> list[str]:
     return [line.split("#", 1)[0].strip() for line in block.group(1).splitlines() if line.strip()]
 
 
-def test_readme_quick_start_is_make_run_and_make_test() -> None:
-    assert quick_start_commands() == ["make run", "make test"]
+def test_readme_quick_start_is_make_run_make_play_and_make_test() -> None:
+    # `make play` is run as written by tests/client/test_screen.py.
+    assert quick_start_commands() == ["make run", "make play", "make test"]
 
 
 def test_readme_run_command_serves_the_whole_backend_and_stops_on_sigterm() -> None:
     run_command = quick_start_commands()[0]
-    port = free_port()
-    with process(run_command.split(), {"VERRATER_BIND": f"127.0.0.1:{port}"}) as child:
+    port, web_port = free_port(), free_port()
+    env = {"VERRATER_BIND": f"127.0.0.1:{port}", "VERRATER_WEB_BIND": f"127.0.0.1:{web_port}"}
+    with process(run_command.split(), env) as child:
         table = asyncio.run(register_and_open_table(port))
         assert table.status == lobby_pb2.TABLE_STATUS_OPEN
+        # The browser's door and the page, from the package alone.
+        with urllib.request.urlopen(f"http://127.0.0.1:{web_port}/", timeout=10) as page:
+            assert b"<title>Verr" in page.read()
         code, output = terminate(child)
     assert code == 0, output
     assert "shutting down" in output

@@ -461,6 +461,33 @@ def _where(k: Knowledge, position: int) -> str:
     return f"{k.kinds[position].name.lower()} at {position}"
 
 
+def _estate_why(k: Knowledge, position: int) -> str:
+    """Why an estate here pays (or does not): it draws a card each round its landscape belongs
+    to the house its owner backs; land with the same house on both sides is hard to attack."""
+    house = k.houses[position]
+    if house is not k.house:
+        return (
+            f"{house.name.title()} land draws nothing while you back "
+            f"{k.house.name.title()}, unless it is conquered or you switch sides"
+        )
+    same = (k.houses[(position - 1) % RING_SIZE] is house) + (
+        k.houses[(position + 1) % RING_SIZE] is house
+    )
+    safety = {
+        2: "with your house on both sides it is hard to attack",
+        1: "with one neighbour of the other house it can be attacked from there",
+        0: "between two landscapes of the other house it is easy to attack",
+    }[same]
+    return f"a card each round you back {house.name.title()}; {safety}"
+
+
+def _post_why(k: Knowledge) -> str:
+    return (
+        f"at the end a trading post scores 1 VP per card in hand, at most "
+        f"{CARDS_SCORED_PER_TRADING_POST}, wherever it stands"
+    )
+
+
 def explain(k: Knowledge, command: PlayerCommand, w: Weights = DEFAULT_WEIGHTS) -> str:
     """A short reason for `command`, in the game's words, for the player or the log."""
     match command:
@@ -473,18 +500,31 @@ def explain(k: Knowledge, command: PlayerCommand, w: Weights = DEFAULT_WEIGHTS) 
             return f"plays {shown} for {side.name.title()} ({chance:.0%} chance to win)"
         case ChooseConflict(first=first, second=second):
             mine, theirs = _side_positions(k, (first, second), k.house)
+            backers = sum(1 for house in k.allegiance if house is k.house)
+            spec = k.card_table[k.kinds[theirs]]
             return (
-                f"{k.house.name.title()} attacks the {_where(k, theirs)} from the {_where(k, mine)}"
+                f"{k.house.name.title()} attacks the {_where(k, theirs)} from the "
+                f"{_where(k, mine)}: conquered, it gives each of {backers} backers "
+                f"{spec.points_for(backers)} VP (its conflict value {spec.cp}, the attacker's "
+                f"{k.card_table[k.kinds[mine]].cp})"
             )
         case PickActionCard(card=card):
             if card is ActionCard.TRAITOR:
                 return "keeps the traitor: the other house pays more this round"
             return f"keeps {card.name.lower()}: the most expected points"
         case PlaceBuilding(position=position, side=side):
-            what = "an estate" if side is BuildingSide.ESTATE else "a trading post"
-            return f"builds {what} under the {_where(k, position)}"
+            if side is BuildingSide.ESTATE:
+                return f"an estate under the {_where(k, position)}: {_estate_why(k, position)}"
+            return f"a trading post under the {_where(k, position)}: {_post_why(k)}"
         case FlipBuilding(position=position):
-            return f"turns its building under the {_where(k, position)}"
+            building = k.buildings[position]
+            if building is not None and building.side is BuildingSide.ESTATE:
+                return f"turns its estate under the {_where(k, position)} into a trading post: " + (
+                    _post_why(k)
+                )
+            return f"turns its trading post under the {_where(k, position)} into an estate: " + (
+                _estate_why(k, position)
+            )
         case MoveBuilding(origin=origin, destination=destination):
             return f"moves its building from {origin} to the {_where(k, destination)}"
         case PassBuild():
@@ -492,5 +532,5 @@ def explain(k: Knowledge, command: PlayerCommand, w: Weights = DEFAULT_WEIGHTS) 
         case DiscardCards(cards=cards):
             return f"discards its lowest cards {', '.join(str(c) for c in cards)}"
         case PlaceFirstEstate(position=position):
-            return f"first estate under the {_where(k, position)}"
+            return f"first estate under the {_where(k, position)}: {_estate_why(k, position)}"
     return "the best-scoring legal move"

@@ -32,8 +32,6 @@ from .levels import policy_for_level
 log = logging.getLogger("verrater.ai")
 
 MAX_ATTEMPTS = 5
-#: Rulesets a client keeps decoded, by game (a ruleset is fixed for a game's life).
-RULESET_CACHE = 1024
 #: Seat tokens: minted for five minutes, used for four, at most this many kept.
 TOKEN_TTL_S = 300
 TOKEN_REUSE_S = 240
@@ -116,14 +114,22 @@ def command_id(game_id: str, seat: int, version: int) -> str:
     return f"bot:{game_id}:{seat}:{version}"
 
 
+#: Rulesets a client remembers: of the games it played bot turns in lately (a worker lives for
+#: many games; one forgotten costs a GetRuleset call).
+RULESETS_KEPT = 1024
+
+
 class GameClient:
     """The game API as the AI service uses it: service tokens that name the bot's seat."""
 
-    def __init__(self, address: str, issuer: TokenIssuer) -> None:
+    def __init__(
+        self, address: str, issuer: TokenIssuer, *, rulesets_kept: int = RULESETS_KEPT
+    ) -> None:
         self._channel = game_channel(address)
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._issuer = issuer
         self._rulesets: OrderedDict[str, Ruleset] = OrderedDict()
+        self._rulesets_kept = rulesets_kept
         self._tokens: OrderedDict[tuple[str, int], tuple[tuple[tuple[str, str]], float]] = (
             OrderedDict()
         )
@@ -164,7 +170,7 @@ class GameClient:
                 )
                 message = answer.ruleset
             ruleset = self._rulesets[game_id] = ruleset_from_proto(message)
-            while len(self._rulesets) > RULESET_CACHE:
+            while len(self._rulesets) > self._rulesets_kept:
                 self._rulesets.popitem(last=False)
         self._rulesets.move_to_end(game_id)
         return ruleset

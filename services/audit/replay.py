@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.audit.story import tell
+from services.audit.story import seat_names, tell, who
 from services.engine import (
     ActionCard,
     ActionCardPicked,
@@ -65,7 +65,7 @@ def tell_story(entries: Sequence[LogEntry], round: int | None = None) -> list[st
     for chapter in chapters:
         story.extend(lines[told_up_to[chapter.span.start] : told_up_to[chapter.span.stop]])
         if finished:
-            story.extend(_behind_the_screen(events, before, chapter.span))
+            story.extend(_behind_the_screen(events, before, chapter.span, seat_names(events)))
     if round is not None and story and not story[0]:
         story = story[1:]
     return story
@@ -112,7 +112,7 @@ def _cards(cards: Sequence[int | ActionCard] | None) -> str:
 
 
 def _behind_the_screen(
-    events: Sequence[Event], before: Sequence[GameState], span: range
+    events: Sequence[Event], before: Sequence[GameState], span: range, names: Sequence[str]
 ) -> list[str]:
     """What nobody (or only one seat) saw during the stretch: open once the game is over."""
     facts = []
@@ -124,15 +124,16 @@ def _behind_the_screen(
             case ActionCardsDealt():
                 set_aside = event.set_aside.name.lower() if event.set_aside is not None else "?"
                 facts.append(
-                    f"set aside: {set_aside}; offered to seat {state.start_player}: "
+                    f"set aside: {set_aside}; offered to {who(names, state.start_player)}: "
                     f"{_cards(event.offered)}"
                 )
             case ActionCardPicked() if event.card is not None:
                 facts.append(
-                    f"seat {event.seat} keeps {event.card.name.lower()} of {_cards(state.pool)}"
+                    f"{who(names, event.seat)} keeps {event.card.name.lower()} of "
+                    f"{_cards(state.pool)}"
                 )
             case CardsDrawn():
-                facts.append(f"seat {event.seat} draws {_cards(event.cards)}")
+                facts.append(f"{who(names, event.seat)} draws {_cards(event.cards)}")
             case DiscardPileReshuffled():
                 facts.append(f"new draw pile, top card first: {_cards(event.order)}")
             case _:

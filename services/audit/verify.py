@@ -58,6 +58,7 @@ from services.eventstore import GENESIS_HASH, chain_hash
 from .export import LogEntry, event_json
 from .fairness import Fairness
 from .findings import Finding, FindingKind, describe, plain, shorten
+from .story import seat_names, who
 
 _HEX_HASH = re.compile(r"^[0-9a-f]{64}$")
 
@@ -78,6 +79,7 @@ class AuditReport:
     replayed: bool = False
     final_vp: tuple[int, ...] | None = None
     winners: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()  # who sat where (the first event's seats)
 
     @property
     def ok(self) -> bool:
@@ -105,8 +107,9 @@ class AuditReport:
         replay = "complete" if self.replayed else "stopped early"
         lines.append(f"decisions   {self.decisions} replayed under the rules ({replay})")
         if self.final_vp is not None:
-            scores = ", ".join(f"seat {seat}: {vp}" for seat, vp in enumerate(self.final_vp))
-            winners = " and ".join(f"seat {seat}" for seat in self.winners)
+            names = self.names
+            scores = ", ".join(f"{who(names, seat)}: {vp}" for seat, vp in enumerate(self.final_vp))
+            winners = " and ".join(who(names, seat) for seat in self.winners)
             lines.append(f"result      {scores}; winner {winners}")
         if self.ok:
             lines.append("verdict     CLEAN: intact, provably fair, played by the rules")
@@ -148,6 +151,7 @@ def audit(entries: Sequence[LogEntry]) -> AuditReport:
         replayed=replay.state is not None,
         final_vp=ended.final_vp if ended is not None else None,
         winners=ended.winners if ended is not None else (),
+        names=seat_names(events),
     )
 
 
@@ -369,7 +373,11 @@ def _check_result(
             awarded[event.seat] += event.points
     for seat, (total, final) in enumerate(zip(awarded, ended.final_vp, strict=True)):
         if total != final:
-            wrong(end, f"seat {seat} ends with {final} VP, but the log awards it {total} in all")
+            wrong(
+                end,
+                f"{who(seat_names(events), seat)} ends with {final} VP, but the log awards "
+                f"{total} in all",
+            )
     best = max(ended.final_vp, default=0)
     leaders = tuple(seat for seat, vp in enumerate(ended.final_vp) if vp == best)
     if ended.winners != leaders:

@@ -28,6 +28,7 @@ __all__ = [
     "free_port",
     "percentile",
     "private_queue",
+    "rss_mb",
     "verrater_process",
     "wait_until_serving",
 ]
@@ -89,6 +90,15 @@ def percentile(values: list[float], q: float) -> float:
     if len(values) < 2:
         return values[0] if values else 0.0
     return statistics.quantiles(values, n=1000, method="inclusive")[round(q * 1000) - 1]
+
+
+def rss_mb(pid: int) -> float:
+    """A running process's resident memory (VmRSS) in MiB (Linux: from /proc)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError(f"process {pid} has no VmRSS")
 
 
 def cpu_seconds(pid: int) -> float | None:

@@ -43,7 +43,10 @@ APIS = ("play", "unary")
 
 
 @dataclass
-class _Tally:
+class Tally:
+    """What the seats of the games played saw: each decision's latency, events, stale
+    decisions, and the games finished."""
+
     latencies_ms: list[float] = field(default_factory=list)
     events: int = 0
     stale: int = 0
@@ -57,7 +60,7 @@ async def _play_seat(
     think_ms: float,
     *,
     rng: random.Random,
-    tally: _Tally,
+    tally: Tally,
 ) -> None:
     """One seat of one game, as a real client plays: a Watch in TURNS mode tells it when it
     must decide (with its view), and it answers with one SubmitCommand."""
@@ -101,7 +104,7 @@ async def _play_seat_on_stream(
     think_ms: float,
     *,
     rng: random.Random,
-    tally: _Tally,
+    tally: Tally,
 ) -> None:
     """One seat of one game over one Play stream: a turn comes in with the seat's view, the
     decision goes out on the same stream, and its result comes back on it."""
@@ -142,14 +145,14 @@ async def _play_seat_on_stream(
         call.cancel()
 
 
-async def _play_games(
+async def play_games(
     stub: game_pb2_grpc.GameServiceAsyncStub,
     issuer: TokenIssuer,
     think_ms: float,
     *,
     api: str,
     rng: random.Random,
-    tally: _Tally,
+    tally: Tally,
 ) -> None:
     """One game slot: play random games back to back until cancelled."""
     play_seat = _play_seat_on_stream if api == "play" else _play_seat
@@ -218,6 +221,8 @@ async def _run(
         "VERRATER_LOG_LEVEL": "WARNING",
         # The benchmark measures the game path; scripted seats outpace a human's rate limit.
         "VERRATER_COMMAND_RATE": "0",
+        # Every seat's stream comes from this one address, 4 per game: 200 games are 800 streams.
+        "VERRATER_STREAMS_PER_PEER": "0",
     }
     with verrater_process(["serve", "game"], env) as server:
         channel = aio.insecure_channel(f"127.0.0.1:{port}")
@@ -225,13 +230,13 @@ async def _run(
             await wait_until_serving(channel)
             stub: game_pb2_grpc.GameServiceAsyncStub = game_pb2_grpc.GameServiceStub(channel)
             issuer = TokenIssuer(BENCH_SECRET)
-            tally = _Tally()
+            tally = Tally()
             cpu_before = cpu_seconds(server.pid)
             own_cpu_before = time.process_time()
             started = time.monotonic()
             slots = [
                 asyncio.create_task(
-                    _play_games(stub, issuer, think_ms, api=api, rng=random.Random(i), tally=tally)
+                    play_games(stub, issuer, think_ms, api=api, rng=random.Random(i), tally=tally)
                 )
                 for i in range(games)
             ]

@@ -6,11 +6,15 @@ sees the game exactly as any other client would.
 
 | module          | what it is                                                             |
 |-----------------|------------------------------------------------------------------------|
-| `connection.py` | the channel, the caller's token, retries with backoff, resumable Watch |
-| `lobby.py`      | from a name to a seat token: register, open / join / quick-match       |
+| `identity.py`   | the stored player id and credential, one per server (0600)             |
+| `connection.py` | the channel, tokens that renew themselves, retries, resumable streams  |
+| `lobby.py`      | sign in or register, running games to resume, a table, a seat token    |
 | `chronicle.py`  | what the events tell beyond the view (names, points, final bonus)      |
 | `words.py`      | the game in words: options, status line, reading what a person types   |
-| `render.py`     | pure functions from (view, ruleset, chronicle) to Rich renderables     |
-| `session.py`    | the live loop: watch, render, ask, submit                              |
-| `cli.py`        | the `play` and `watch` subcommands                                     |
+| `stakes.py`     | what the conflict is worth: VP scales, backers, totals so far          |
+| `clock.py`      | the turn clock against the server's clock                              |
+| `render.py`     | pure functions from a scene to a frame of fixed regions (Rich Layout)  |
+| `terminal.py`   | full screen: alternate screen, keys one at a time, frames, resizes     |
+| `session.py`    | the live loop: watch, draw, ask, submit; keys out of turn thrown away  |
+| `cli.py`        | the `play` and `watch` subcommands, the resume menu, the end screen    |
 """

@@ -16,7 +16,7 @@ from services.api.verrater.v1 import events_pb2
 from . import words
 
 #: How many of the latest happenings a chronicle keeps for the screen.
-RECENT = 8
+RECENT = 40
 
 _DECISION_EVENTS = (
     "first_estate_placed",
@@ -104,6 +104,8 @@ class Chronicle:
         """One event in words for the "latest" list; empty for bookkeeping events."""
         kind = event.WhichOneof("event")
         name = self.name
+        if kind == "game_created":
+            return f"A new game; seed commitment {event.game_created.seed_commitment}"
         if kind == "first_estate_placed":
             placed = event.first_estate_placed
             return f"{name(placed.seat)} placed a first estate under {self._place(placed.position)}"
@@ -145,9 +147,8 @@ class Chronicle:
             return f"{self._place(flipped.position)} now belongs to {words.house(flipped.house)}"
         if kind == "building_placed":
             built = event.building_placed
-            side = words.SIDES.get(built.side, "?")
-            article = "an" if side.startswith("e") else "a"
-            return f"{name(built.seat)} built {article} {side} under {self._place(built.position)}"
+            side = words.with_article(words.SIDES.get(built.side, "building"))
+            return f"{name(built.seat)} built {side} under {self._place(built.position)}"
         if kind == "building_flipped":
             turned = event.building_flipped
             side = words.SIDES.get(turned.side, "?")

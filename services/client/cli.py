@@ -8,27 +8,70 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import signal
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 
 import grpc
 from rich.console import Console
 from rich.text import Text
 
-from .connection import DEFAULT_SERVER, ClientError, Connection, ServerRefused, status_text
-from .lobby import LEVELS, TableChoice, default_name, register, take_seat
+from services.api.verrater.v1 import lobby_pb2
+
+from .clock import countdown
+from .connection import (
+    DEFAULT_SERVER,
+    SERVER_ENV,
+    Auth,
+    ClientError,
+    Connection,
+    ServerRefused,
+    status_text,
+)
+from .identity import WHERE, IdentityStore
+from .lobby import (
+    LEVELS,
+    Player,
+    SeatTicket,
+    TableChoice,
+    default_name,
+    running_games,
+    seat_ticket,
+    sign_in,
+    take_seat,
+)
 from .session import GameSession
+from .summaries import render_end
+from .terminal import Terminal
 
 LEFT = 130
+PLAY_ABOUT = (
+    "Play a game of Verräter in the terminal, against bots or people (needs a server: "
+    "`verrater serve`, or `make run`). On first use the client registers you and keeps your "
+    f"player id and credential in {WHERE}, one entry per server, readable by you only. With "
+    "them, the next `verrater play` signs you in again and offers to resume the games you sit "
+    "in, even after the client was killed."
+)
+
+
+def _server_default() -> str:
+    return os.environ.get(SERVER_ENV) or DEFAULT_SERVER
 
 
 def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register `play` and `watch` on the `verrater` command's subparsers."""
+    server = _server_default()
+    server_help = f"server address (${SERVER_ENV}, else {DEFAULT_SERVER}; now {server})"
     play = commands.add_parser(
-        "play", help="play a game in the terminal, against bots or people (needs a server)"
+        "play",
+        help="play a game in the terminal, against bots or people (needs a server)",
+        description=PLAY_ABOUT,
     )
-    play.add_argument("--server", default=DEFAULT_SERVER, help=f"server ({DEFAULT_SERVER})")
-    play.add_argument("--name", help="your display name (default: your login name)")
+    play.add_argument("--server", default=server, help=server_help)
+    play.add_argument(
+        "--name", help="your display name when you are new to the server (default: your login)"
+    )
     play.add_argument("--players", type=int, choices=(3, 4), default=4, help="table size (4)")
     play.add_argument("--bots", type=int, help="bots at your new table (default: every other seat)")
     play.add_argument("--level", choices=tuple(LEVELS), default="normal", help="bot level (normal)")
@@ -51,8 +94,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     watch = commands.add_parser("watch", help="watch a running game live, as a spectator")
     watch.add_argument("game_id", metavar="GAME_ID")
-    watch.add_argument("--server", default=DEFAULT_SERVER, help=f"server ({DEFAULT_SERVER})")
-    watch.add_argument("--token", help="a token to watch with (default: a new guest's)")
+    watch.add_argument("--server", default=server, help=server_help)
+    watch.add_argument(
+        "--token", help="a token to watch with (default: sign in as your stored player)"
+    )
     watch.add_argument(
         "--pause", action="store_true", help="wait for Enter after each conflict summary"
     )
@@ -76,10 +121,10 @@ def _guarded(
     except (KeyboardInterrupt, EOFError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # leaving anyway: a second Ctrl-C waits
         console.print()
-        console.print(farewell(), style="bold")
+        console.print(farewell(), style="bold", soft_wrap=True)
         return LEFT
     except ServerRefused as refusal:
-        _fail(console, command, f"the server refused: {refusal.reason}")
+        _fail(console, command, f"the server refused: {refusal.message}")
     except ClientError as problem:
         _fail(console, command, str(problem))
     except grpc.RpcError as error:
@@ -99,16 +144,75 @@ def _notifier(console: Console) -> Callable[[str], None]:
     return lambda message: console.print(Text(message, style="yellow"), soft_wrap=True)
 
 
+def _greet(console: Console, player: Player, store: IdentityStore, asked_name: str | None) -> None:
+    if player.returning:
+        console.print(f"Welcome back, {player.display_name}.")
+        if asked_name and asked_name != player.display_name:
+            console.print(
+                f"(--name is for new players: on this server you are {player.display_name}.)",
+                style="dim",
+            )
+    elif player.kept:
+        console.print(
+            f"Welcome, {player.display_name}. Your player is kept in {store.path}: run "
+            "`verrater play` again to come back to a game you leave.",
+            soft_wrap=True,
+        )
+    else:
+        console.print(f"Welcome, {player.display_name}.")
+
+
+def game_line(game: lobby_pb2.MyGame) -> str:
+    """A running game in the resume menu."""
+    others = ", ".join(
+        seat.display_name for seat in game.table.seats if seat.seat != game.seat and seat.player_id
+    )
+    state = "your turn" if game.your_turn else "others decide"
+    if game.HasField("deadline"):
+        left = game.deadline.seconds - time.time()
+        state += f" ({countdown(left)} left)" if left > 0 else " (time is up)"
+    return f"Resume game {game.game_id}: round {game.round or 'before 1'}, {state}; with {others}"
+
+
+def choose_game(
+    console: Console, games: Sequence[lobby_pb2.MyGame], choice: TableChoice
+) -> lobby_pb2.MyGame | None:
+    """Offer the running games and a new table; the game chosen, or None for a new table."""
+    plural = "game" if len(games) == 1 else "games"
+    console.print(f"You sit in {len(games)} running {plural} on this server:")
+    for number, game in enumerate(games, start=1):
+        console.print(f"  {number}. {game_line(game)}", soft_wrap=True)
+    if choice.join:
+        new = f"Join table {choice.join}"
+    elif choice.quick:
+        new = "Quick match at a new table"
+    else:
+        new = "Start a new table"
+    console.print(f"  {len(games) + 1}. {new}")
+    while True:
+        answer = console.input(f"Your choice (1-{len(games) + 1}, Enter for 1): ").strip()
+        if not answer:
+            return games[0]
+        if answer.isdigit() and 1 <= int(answer) <= len(games) + 1:
+            number = int(answer)
+            return games[number - 1] if number <= len(games) else None
+        console.print(f"Type a number from 1 to {len(games) + 1}.", style="red")
+
+
 def _play(args: argparse.Namespace) -> int:
     console = _console()
     conn = Connection(args.server, notify=_notifier(console))
+    store = IdentityStore.default()
     session: GameSession | None = None
+    kept = False
 
     def farewell() -> str:
-        return session.farewell() if session is not None else "Left before the game started."
+        if session is None:
+            return "Left before the game started."
+        return session.farewell(kept, args.server)
 
     def body() -> int:
-        nonlocal session
+        nonlocal session, kept
         choice = TableChoice(
             players=args.players,
             bots=args.bots,
@@ -117,38 +221,62 @@ def _play(args: argparse.Namespace) -> int:
             quick=args.quick,
             turn_seconds=args.turn_seconds,
         )
-        player = register(conn, args.name or default_name(_login()))
-        console.print(f"Welcome, {player.display_name}.")
-        ticket = take_seat(conn, choice, _notifier(console))
-        conn.token = ticket.token
-        console.print(f"Game {ticket.game_id} starts; you sit at seat {ticket.seat + 1}.")
+        say = _notifier(console)
+        player = sign_in(conn, store, args.name or default_name(_login()), say)
+        kept = player.kept
+        _greet(console, player, store, args.name)
+        games = running_games(conn, player)
+        chosen = choose_game(console, games, choice) if games else None
+        ticket: SeatTicket
+        if chosen is not None:
+            ticket = seat_ticket(conn, player, chosen.table_id)
+            console.print(f"Back to game {ticket.game_id}, seat {ticket.seat + 1}.")
+        else:
+            ticket = take_seat(conn, player, choice, say)
+            console.print(f"Game {ticket.game_id} starts; you sit at seat {ticket.seat + 1}.")
+        conn.auth = ticket.auth
         session = GameSession(
             conn,
-            console,
+            Terminal(console),
             ticket.game_id,
-            pause_after_conflict=True,
+            pause_after_conflict=False,
             hint_level=LEVELS[args.level],
         )
-        session.run()
-        return 0
+        return _follow(console, session, args.server)
 
     return _guarded("play", console, conn, body, farewell)
+
+
+def _follow(console: Console, session: GameSession, server: str) -> int:
+    """Show the game full screen to its end, then the end screen on the terminal itself."""
+    opening = session.open()
+    console.print(
+        f"Seed commitment of game {opening.game_id}: {opening.seed_commitment} (after the "
+        "game, `verrater audit` checks the revealed seed against it).",
+        soft_wrap=True,
+    )
+    with session.terminal.session():
+        final = session.run()
+    console.print(render_end(final, session.ruleset, session.chronicle, server), soft_wrap=False)
+    return 0
 
 
 def _watch(args: argparse.Namespace) -> int:
     console = _console()
     conn = Connection(args.server, notify=_notifier(console))
-    session = GameSession(conn, console, args.game_id, pause_after_conflict=args.pause)
+    session = GameSession(conn, Terminal(console), args.game_id, pause_after_conflict=args.pause)
 
     def body() -> int:
         if args.token:
-            conn.token = args.token
+            conn.auth = Auth.fixed(args.token)
         else:
-            register(conn, "Spectator")
-        session.run()
-        return 0
+            player = sign_in(
+                conn, IdentityStore.default(), default_name(_login()), _notifier(console)
+            )
+            conn.auth = player.auth
+        return _follow(console, session, args.server)
 
-    return _guarded("watch", console, conn, body, session.farewell)
+    return _guarded("watch", console, conn, body, lambda: session.farewell(False, args.server))
 
 
 def _login() -> str:

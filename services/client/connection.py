@@ -1,18 +1,24 @@
-"""One connection to a Verräter server: stubs, the caller's token, retries and resumable Watch.
+"""One connection to a Verräter server: stubs, tokens that renew themselves, retries, and
+resumable streams.
 
-A dropped connection (UNAVAILABLE and friends) is retried with exponential backoff; a Watch
-resumes from the last version it delivered, so no event is lost or seen twice. Every other
-failure is turned into a `ServerRefused` that carries the server's own words.
+A dropped connection (UNAVAILABLE and friends) is retried with exponential backoff; a stream
+resumes from the last version it delivered, so no event is lost or seen twice. Tokens are
+short-lived (an hour by default): an `Auth` renews its token shortly before it expires, and
+once more when the server says `TOKEN_EXPIRED` (a call is retried once; a stream, which the
+server ends when its token expires, is opened again where it stopped). Every other failure is
+a `ServerRefused` carrying the server's words and its stable reason (docs/CLIENTS.md, Errors).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
 import grpc
+from google.rpc import error_details_pb2, status_pb2
 
 from services.api.verrater.v1 import (
     ai_pb2_grpc,
@@ -22,6 +28,8 @@ from services.api.verrater.v1 import (
 )
 
 DEFAULT_SERVER = "127.0.0.1:50051"
+#: Where the server is, when `--server` does not say (else DEFAULT_SERVER).
+SERVER_ENV = "VERRATER_SERVER"
 
 #: Codes that mean "the server (or the way to it) is away for now": try again.
 RETRYABLE = frozenset(
@@ -29,6 +37,10 @@ RETRYABLE = frozenset(
 )
 #: Seconds a unary call may take before it counts as lost.
 CALL_TIMEOUT_S = 15.0
+#: Renew a token this long before it expires (or a quarter of its life, when that is shorter).
+RENEW_AHEAD_S = 300.0
+TOKEN_EXPIRED = "TOKEN_EXPIRED"
+_DETAILS_KEY = "grpc-status-details-bin"
 
 _CHANNEL_OPTIONS = [
     # Reconnect quickly once the server is back (gRPC's own default backoff grows to 2 min).
@@ -49,11 +61,13 @@ class ClientError(Exception):
 
 
 class ServerRefused(ClientError):
-    """The server answered with an error status; `reason` is its message."""
+    """The server answered with an error status: `message` in its words, `reason` the stable
+    reason of its ErrorInfo ("" when it sent none)."""
 
-    def __init__(self, code: grpc.StatusCode, reason: str) -> None:
-        super().__init__(reason)
+    def __init__(self, code: grpc.StatusCode, message: str, reason: str = "") -> None:
+        super().__init__(message)
         self.code = code
+        self.message = message
         self.reason = reason
 
 
@@ -87,6 +101,77 @@ class Backoff:
         return self._next_s
 
 
+@dataclass(frozen=True, slots=True)
+class Issued:
+    """A token and when it expires (Unix seconds; 0: the client does not know)."""
+
+    token: str
+    expires_at: float = 0.0
+
+
+class Auth:
+    """The token calls are made with, and how to get the next one.
+
+    `issue(current)` fetches a fresh token (RefreshToken, SignIn, GetSeatToken...); it is called
+    when the current one is due (a quarter of its life or RENEW_AHEAD_S before it expires,
+    whichever is sooner) and when the server said it expired. Safe to share between threads.
+    """
+
+    def __init__(
+        self,
+        issue: Callable[[Issued | None], Issued] | None,
+        first: Issued | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._issue = issue
+        self._clock = clock
+        self._lock = threading.RLock()
+        self._issued: Issued | None = None
+        self._renew_at = 0.0
+        if first is not None:
+            self._take(first)
+
+    @classmethod
+    def fixed(cls, token: str) -> Auth:
+        """A token that is never renewed (one given on the command line)."""
+        return cls(None, Issued(token))
+
+    @property
+    def renewable(self) -> bool:
+        return self._issue is not None
+
+    def _take(self, issued: Issued) -> None:
+        self._issued = issued
+        if issued.expires_at:
+            life = max(0.0, issued.expires_at - self._clock())
+            self._renew_at = issued.expires_at - min(RENEW_AHEAD_S, life / 4)
+        else:
+            self._renew_at = float("inf")
+
+    def token(self) -> str:
+        """The current token, renewed first when it is due."""
+        with self._lock:
+            if self._issued is None or (self.renewable and self._clock() >= self._renew_at):
+                self.renew()
+            assert self._issued is not None
+            return self._issued.token
+
+    def renew(self) -> None:
+        with self._lock:
+            if self._issue is None:
+                raise ClientError("the token expired (a token given on the command line)")
+            self._take(self._issue(self._issued))
+
+    def metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        token = self.token()
+        return (("authorization", f"Bearer {token}"),) if token else ()
+
+
+#: For the calls that need no token (RegisterGuest, SignIn, GetRuleset).
+NO_AUTH = Auth.fixed("")
+
+
 def status_text(error: grpc.RpcError) -> str:
     """The server's reason for a failed call, in words."""
     code = error.code() if isinstance(error, grpc.Call) else None
@@ -96,12 +181,31 @@ def status_text(error: grpc.RpcError) -> str:
     return code.name if code is not None else str(error)
 
 
+def reason_of(error: grpc.RpcError) -> str:
+    """The stable reason of a refusal (its google.rpc.ErrorInfo), or "" when it has none."""
+    if not isinstance(error, grpc.Call):
+        return ""
+    for key, value in error.trailing_metadata() or ():
+        if key != _DETAILS_KEY or not isinstance(value, bytes):
+            continue
+        status = status_pb2.Status.FromString(value)
+        for detail in status.details:
+            info = error_details_pb2.ErrorInfo()
+            if detail.Unpack(info):
+                return str(info.reason)
+    return ""
+
+
 def _code(error: grpc.RpcError) -> grpc.StatusCode | None:
     return error.code() if isinstance(error, grpc.Call) else None
 
 
+def _expired(error: grpc.RpcError) -> bool:
+    return _code(error) == grpc.StatusCode.UNAUTHENTICATED and reason_of(error) == TOKEN_EXPIRED
+
+
 class Connection:
-    """The Lobby, Game and Ai stubs on one channel, called with the current token."""
+    """The Lobby, Game and Ai stubs on one channel, called with the current `auth`."""
 
     def __init__(
         self,
@@ -111,7 +215,7 @@ class Connection:
         backoff: Callable[[], Backoff] = Backoff,
     ) -> None:
         self.address = address
-        self.token = ""
+        self.auth = NO_AUTH
         self._notify = notify
         self._backoff = backoff
         self._lost = False
@@ -124,8 +228,9 @@ class Connection:
     def close(self) -> None:
         self._channel.close()
 
-    def metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+    def set_notify(self, notify: Callable[[str], None]) -> None:
+        """Where news of the connection goes from now on (e.g. into the game screen)."""
+        self._notify = notify
 
     def _wait(self, backoff: Backoff, problem: str) -> None:
         delay = backoff.next_delay()
@@ -158,7 +263,9 @@ class Connection:
     ) -> None:
         code = _code(error)
         if code not in retryable:
-            raise ServerRefused(code or grpc.StatusCode.UNKNOWN, status_text(error)) from error
+            raise ServerRefused(
+                code or grpc.StatusCode.UNKNOWN, status_text(error), reason_of(error)
+            ) from error
         self._wait(backoff, code.name if code is not None else "no answer")
 
     def call(
@@ -166,25 +273,33 @@ class Connection:
         method: grpc.UnaryUnaryMultiCallable[Request, Response],
         request: Request,
         *,
+        auth: Auth | None = None,
         timeout: float = CALL_TIMEOUT_S,
         patience_s: float | None = None,
         idempotent: bool = True,
     ) -> Response:
-        """One unary call; retried while the server is unreachable (for `patience_s` seconds,
-        when given, instead of the backoff's limit).
+        """One unary call with `auth` (default: the connection's); retried while the server is
+        unreachable (for `patience_s` seconds, when given, instead of the backoff's limit), and
+        once with a fresh token when the server says the token expired.
 
-        Reads and game commands (which carry a command id) are idempotent. Other calls are
-        retried only on UNAVAILABLE, when the request most likely never reached the server:
-        after a timeout nobody knows whether it did.
+        Reads, game commands (which carry a command id) and lobby calls with a request id are
+        idempotent. Other calls are retried only on UNAVAILABLE, when the request most likely
+        never reached the server: after a timeout nobody knows whether it did.
         """
+        caller = self.auth if auth is None else auth
         retryable = RETRYABLE if idempotent else frozenset({grpc.StatusCode.UNAVAILABLE})
         backoff = self._backoff()
         if patience_s is not None:
             backoff.limit_s = patience_s
+        renewed = False
         while True:
             try:
-                response = method(request, timeout=timeout, metadata=self.metadata())
+                response = method(request, timeout=timeout, metadata=caller.metadata())
             except grpc.RpcError as error:
+                if _expired(error) and caller.renewable and not renewed:
+                    caller.renew()
+                    renewed = True
+                    continue
                 self._retry_or_raise(backoff, error, retryable)
             else:
                 self._recovered()
@@ -198,16 +313,23 @@ class Connection:
         reopen_when_closed: bool = False,
     ) -> Iterator[Response]:
         """A server stream that is opened again (with a fresh `request_for()`) whenever the
-        connection drops, and, with `reopen_when_closed`, when the server ends it."""
+        connection drops or its token expires, and, with `reopen_when_closed`, when the server
+        ends it."""
         backoff = self._backoff()
+        expiries = 0  # in a row, without an item between: a token that keeps failing is refused
         while True:
-            call = method(request_for(), metadata=self.metadata())
+            call = method(request_for(), metadata=self.auth.metadata())
             try:
                 for item in call:
                     backoff.reset()
+                    expiries = 0
                     self._recovered()
                     yield item
             except grpc.RpcError as error:
+                if _expired(error) and self.auth.renewable and expiries < 2:
+                    expiries += 1
+                    self.auth.renew()
+                    continue
                 self._retry_or_raise(backoff, error, RETRYABLE)
             else:
                 if not reopen_when_closed:

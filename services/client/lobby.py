@@ -1,10 +1,17 @@
-"""From a name to a seat token, through the Lobby service: register a guest, open a table with
-bots (or join one, or quick-match), wait until the game starts, fetch the seat token."""
+"""From a name to a seat token, through the Lobby service: sign in with the stored credential
+(or register a guest and store it), find the running games to go back to, open a table with
+bots (or join one, or quick-match), wait until the game starts, fetch the seat token.
+
+Every lobby call that changes something carries a request id, so a retry after a lost answer
+changes nothing more (docs/CLIENTS.md, "Retrying lobby calls").
+"""
 
 from __future__ import annotations
 
 import contextlib
 import re
+import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -12,7 +19,8 @@ import grpc
 
 from services.api.verrater.v1 import events_pb2, lobby_pb2
 
-from .connection import ClientError, Connection, ServerRefused
+from .connection import NO_AUTH, Auth, ClientError, Connection, Issued, ServerRefused
+from .identity import IdentityError, IdentityStore, StoredIdentity
 
 LEVELS = {
     "easy": events_pb2.BOT_LEVEL_EASY,
@@ -23,6 +31,10 @@ LEVELS = {
 QUICK_FILL_SECONDS = 10
 #: How long the first call waits for an unreachable server before saying so.
 FIRST_CONTACT_PATIENCE_S = 5.0
+#: A token with less life than this left is renewed by SignIn rather than RefreshToken (which
+#: needs the token to be valid when it arrives).
+REFRESH_NEEDS_S = 1.0
+CREDENTIAL_INVALID = "CREDENTIAL_INVALID"
 _NAME = re.compile(r"^[\w .\-]{3,24}$")
 
 
@@ -45,13 +57,25 @@ class TableChoice:
 
 
 @dataclass(frozen=True, slots=True)
+class Player:
+    """The signed-in player: their token (renewing itself) and whether the credential is kept,
+    so that another run of `verrater play` gets back into their games."""
+
+    player_id: str
+    display_name: str
+    auth: Auth
+    returning: bool  # signed in with a stored credential
+    kept: bool  # the credential is stored for this server
+
+
+@dataclass(frozen=True, slots=True)
 class SeatTicket:
-    """A seat in a started game and the token that acts for it."""
+    """A seat in a started game and the token that acts for it (renewing itself)."""
 
     game_id: str
     seat: int
-    token: str
     table_id: str
+    auth: Auth
 
 
 def default_name(login: str) -> str:
@@ -59,26 +83,123 @@ def default_name(login: str) -> str:
     return login if _NAME.match(login) and login.strip() else "Player"
 
 
-def register(conn: Connection, display_name: str) -> lobby_pb2.Session:
-    """A guest session; the connection calls with its token from now on."""
+def request_id() -> str:
+    """A fresh request id: random, so that nobody else's retry can answer ours."""
+    return uuid.uuid4().hex
+
+
+def _player_auth(conn: Connection, identity: StoredIdentity, first: Issued) -> Auth:
+    """The player's token: RefreshToken while it is valid, SignIn with the credential after."""
+
+    def renew(current: Issued | None) -> Issued:
+        if current is not None and current.expires_at - time.time() > REFRESH_NEEDS_S:
+            with contextlib.suppress(ServerRefused):
+                session = conn.call(
+                    conn.lobby.RefreshToken,
+                    lobby_pb2.RefreshTokenRequest(),
+                    auth=Auth.fixed(current.token),
+                ).session
+                return Issued(session.token, session.expires_at)
+        session = conn.call(
+            conn.lobby.SignIn,
+            lobby_pb2.SignInRequest(player_id=identity.player_id, credential=identity.credential),
+            auth=NO_AUTH,
+        ).session
+        return Issued(session.token, session.expires_at)
+
+    return Auth(renew, first)
+
+
+def sign_in(
+    conn: Connection, store: IdentityStore, display_name: str, say: Callable[[str], None]
+) -> Player:
+    """Sign in with the credential stored for this server, or register a guest named
+    `display_name` and store its credential before anything else (it is shown only once)."""
+    try:
+        stored = store.load(conn.address)
+    except IdentityError as problem:
+        say(f"{problem}: registering a new player.")
+        stored = None
+    if stored is not None:
+        try:
+            session = conn.call(
+                conn.lobby.SignIn,
+                lobby_pb2.SignInRequest(player_id=stored.player_id, credential=stored.credential),
+                auth=NO_AUTH,
+                patience_s=FIRST_CONTACT_PATIENCE_S,
+            ).session
+        except ServerRefused as refusal:
+            if refusal.reason != CREDENTIAL_INVALID:
+                raise
+            say(
+                f"The server at {conn.address} no longer knows the player stored for it "
+                "(a new server, or the credential was replaced): registering a new player."
+            )
+        else:
+            identity = StoredIdentity(stored.player_id, stored.credential, session.display_name)
+            first = Issued(session.token, session.expires_at)
+            auth = _player_auth(conn, identity, first)
+            return Player(identity.player_id, session.display_name, auth, True, True)
     session = conn.call(
         conn.lobby.RegisterGuest,
-        lobby_pb2.RegisterGuestRequest(display_name=display_name),
+        lobby_pb2.RegisterGuestRequest(display_name=display_name, request_id=request_id()),
+        auth=NO_AUTH,
         patience_s=FIRST_CONTACT_PATIENCE_S,
-        idempotent=False,
     ).session
-    conn.token = session.token
-    return session
+    identity = StoredIdentity(session.player_id, session.credential, session.display_name)
+    kept = True
+    try:
+        store.save(conn.address, identity)
+    except IdentityError as problem:
+        kept = False
+        say(f"{problem}: without it, a game you leave cannot be resumed from another run.")
+    auth = _player_auth(conn, identity, Issued(session.token, session.expires_at))
+    return Player(identity.player_id, session.display_name, auth, False, kept)
 
 
-def open_table(conn: Connection, choice: TableChoice) -> lobby_pb2.Table:
+def running_games(conn: Connection, player: Player) -> list[lobby_pb2.MyGame]:
+    """The games the player sits in that are still running, newest first."""
+    games = conn.call(
+        conn.lobby.ListMyGames, lobby_pb2.ListMyGamesRequest(), auth=player.auth
+    ).games
+    return [
+        game
+        for game in games
+        if game.status == lobby_pb2.TABLE_STATUS_STARTED
+        and not game.finished
+        and game.HasField("seat")
+    ]
+
+
+def seat_ticket(conn: Connection, player: Player, table_id: str) -> SeatTicket:
+    """The seat token of the player's seat at a started table, renewed through the lobby."""
+
+    def renew(current: Issued | None) -> Issued:
+        seat = conn.call(
+            conn.lobby.GetSeatToken,
+            lobby_pb2.GetSeatTokenRequest(table_id=table_id),
+            auth=player.auth,
+        )
+        return Issued(seat.token, seat.expires_at)
+
+    seat = conn.call(
+        conn.lobby.GetSeatToken, lobby_pb2.GetSeatTokenRequest(table_id=table_id), auth=player.auth
+    )
+    auth = Auth(renew, Issued(seat.token, seat.expires_at))
+    return SeatTicket(seat.game_id, seat.seat, table_id, auth)
+
+
+def open_table(conn: Connection, player: Player, choice: TableChoice) -> lobby_pb2.Table:
     """Open, join or quick-match a table as `choice` says."""
+    auth = player.auth
     if choice.join:
         table_id, _, code = choice.join.partition(":")
         return conn.call(
             conn.lobby.JoinTable,
-            lobby_pb2.JoinTableRequest(table_id=table_id.strip(), invite_code=code.strip()),
-            idempotent=False,
+            lobby_pb2.JoinTableRequest(
+                table_id=table_id.strip(), invite_code=code.strip(), request_id=request_id()
+            ),
+            auth=auth,
         ).table
     level = LEVELS[choice.level]
     if choice.quick:
@@ -88,33 +209,38 @@ def open_table(conn: Connection, choice: TableChoice) -> lobby_pb2.Table:
                 size=choice.players,
                 fill_with_bots_after_seconds=QUICK_FILL_SECONDS,
                 bot_level=level,
+                request_id=request_id(),
             ),
-            idempotent=False,
+            auth=auth,
         ).table
     bots = choice.players - 1 if choice.bots is None else choice.bots
     table = conn.call(
         conn.lobby.CreateTable,
         lobby_pb2.CreateTableRequest(
-            size=choice.players, auto_start=True, turn_seconds=choice.turn_seconds
+            size=choice.players,
+            auto_start=True,
+            turn_seconds=choice.turn_seconds,
+            request_id=request_id(),
         ),
-        idempotent=False,
+        auth=auth,
     ).table
     for _ in range(bots):
         table = conn.call(
             conn.lobby.AddBot,
-            lobby_pb2.AddBotRequest(table_id=table.table_id, level=level),
-            idempotent=False,
+            lobby_pb2.AddBotRequest(table_id=table.table_id, level=level, request_id=request_id()),
+            auth=auth,
         ).table
     return table
 
 
 def wait_for_start(
-    conn: Connection, table: lobby_pb2.Table, say: Callable[[str], None]
+    conn: Connection, player: Player, table: lobby_pb2.Table, say: Callable[[str], None]
 ) -> lobby_pb2.Table:
     """Follow the table (WatchTable) until its game has started, saying who sits down."""
     seen = -1
     request = lobby_pb2.WatchTableRequest(table_id=table.table_id)
     if table.status != lobby_pb2.TABLE_STATUS_STARTED:
+        conn.auth = player.auth
         # The stream sends the table now and at every change, and ends once the game runs.
         for update in conn.stream(conn.lobby.WatchTable, lambda: request):
             table = update.table
@@ -144,23 +270,24 @@ def _waiting(table: lobby_pb2.Table) -> str:
     return f"Table {table.table_id} is full ({seated}); waiting for the host to start it."
 
 
-def take_seat(conn: Connection, choice: TableChoice, say: Callable[[str], None]) -> SeatTicket:
+def take_seat(
+    conn: Connection, player: Player, choice: TableChoice, say: Callable[[str], None]
+) -> SeatTicket:
     """Open / join the table, wait for the start, and fetch this player's seat token."""
-    table = open_table(conn, choice)
+    table = open_table(conn, player, choice)
     try:
-        table = wait_for_start(conn, table, say)
+        table = wait_for_start(conn, player, table, say)
     except KeyboardInterrupt:
-        leave_table(conn, table.table_id)
+        leave_table(conn, player, table.table_id)
         raise
-    seat = conn.call(
-        conn.lobby.GetSeatToken, lobby_pb2.GetSeatTokenRequest(table_id=table.table_id)
-    )
-    return SeatTicket(seat.game_id, seat.seat, seat.token, table.table_id)
+    return seat_ticket(conn, player, table.table_id)
 
 
-def leave_table(conn: Connection, table_id: str) -> None:
+def leave_table(conn: Connection, player: Player, table_id: str) -> None:
     """Give up the seat of a table that has not started (best effort: we are leaving anyway)."""
-    with contextlib.suppress(grpc.RpcError):
+    with contextlib.suppress(grpc.RpcError, ClientError):
         conn.lobby.LeaveTable(
-            lobby_pb2.LeaveTableRequest(table_id=table_id), metadata=conn.metadata(), timeout=3
+            lobby_pb2.LeaveTableRequest(table_id=table_id, request_id=request_id()),
+            metadata=player.auth.metadata(),
+            timeout=3,
         )

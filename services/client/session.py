@@ -1,19 +1,25 @@
 """The live loop of one game, for a player or a spectator.
 
-Follow `Game.Watch` from the first event (the chronicle needs them all; the screen is drawn
-only from the version the session started at), redraw where each batch of events ends, pause
-after a conflict so nobody misses it, and ask the player whenever the view lists commands for
-them. Nothing polls: between decisions the loop sleeps in the Watch stream.
+Two threads. A reader follows `Game.Watch` from the first event (the chronicle needs them all;
+the screen shows the game from the version the session started at) and hands every update to
+the main thread through a queue. The main thread owns the screen and the keyboard: it draws a
+frame whenever the game, the keys or the clock change, and asks the player whenever the newest
+view lists commands for them.
+
+Keys typed while nothing is asked (a bot deciding, the answer to a move on its way) are read and
+thrown away at once, and the screen says so: a `1` typed while others decide never becomes the
+next decision. Nothing polls: between events and keys the main thread sleeps in `select`, woken
+by a key, by the reader, by a resize, or by the next second of a running clock.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc
-from rich.console import Console
 from rich.text import Text
 
 from services.api.verrater.v1 import (
@@ -27,13 +33,21 @@ from services.api.verrater.v1 import (
 
 from . import words
 from .chronicle import Chronicle, timed_out_seat
+from .clock import ServerClock, countdown
 from .connection import Connection, ServerRefused
-from .render import render_options, render_screen
+from .render import Prompt, Scene, prompt_cursor, render_frame
+from .terminal import Terminal
 
-PROMPT = "Your choice (number, words, or ? for a hint): "
+CHOICE_PROMPT = "Your choice (number, words, or ? for a hint): "
+SUPPLY_PROMPT = "Your supply (card values like 6 5, none, or ? for a hint): "
 PAUSE_PROMPT = "Press Enter to continue "
+#: The clock turns red with this many seconds left.
+URGENT_S = 20
+#: Notes kept above the prompt.
+NOTES = 3
 #: Refusals that mean "this command breaks the rules or makes no sense": ask again.
 _ASK_AGAIN = frozenset({grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT})
+_BACKSPACE = frozenset({"\x7f", "\x08"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,37 +72,59 @@ class MovedOn:
 Outcome = Accepted | Refused | MovedOn
 
 
+@dataclass(frozen=True, slots=True)
+class _Notice:
+    """A message from the connection (reader thread) for the screen."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    """The reader thread's stream failed for good."""
+
+    error: BaseException
+
+
 class GameSession:
     """One game on screen: as the seat the connection's token is bound to, or as a spectator."""
 
     def __init__(
         self,
         conn: Connection,
-        console: Console,
+        terminal: Terminal,
         game_id: str,
         *,
         pause_after_conflict: bool,
         hint_level: events_pb2.BotLevel.ValueType = events_pb2.BOT_LEVEL_NORMAL,
-        ask: Callable[[str], str] | None = None,
     ) -> None:
         self.conn = conn
-        self.console = console
+        self.terminal = terminal
         self.game_id = game_id
         self.pause_after_conflict = pause_after_conflict
         self.hint_level = hint_level
-        self.ask = ask or console.input
         self.chronicle = Chronicle()
         self.ruleset = ruleset_pb2.Ruleset()
+        self.clock = ServerClock()
         self.seat: int | None = None
-        self._notices: list[str] = []
+        self.view = view_pb2.PlayerView()
+        self._inbox: queue.Queue[list[game_pb2.GameUpdate] | _Notice | _Failed] = queue.Queue()
+        self._main = threading.get_ident()
         # The newest version this session knows of from a command's answer or a fresh view:
         # views older than it, still queued in the stream, are drawn no more and asked on never.
         self._known_version = 0
+        self._asking: view_pb2.PlayerView | None = None  # the view the question is about
+        self._typed = ""
+        self._ignored = ""  # typed while nothing was asked, since the last question
+        self._notes: list[Text] = []
+        self._paused = False
+        self._conflict_in_batch = False
+        self._sending = False
 
     # --- the loop ------------------------------------------------------------------------
 
-    def run(self) -> view_pb2.PlayerView:
-        """Follow the game to its end; returns the final view."""
+    def open(self) -> view_pb2.PlayerView:
+        """The game as it stands now, and its ruleset (the card table the board shows)."""
         conn = self.conn
         now = conn.call(conn.game.GetView, game_pb2.GetViewRequest(game_id=self.game_id)).view
         self.seat = now.seat if now.HasField("seat") else None
@@ -96,66 +132,255 @@ class GameSession:
             conn.game.GetRuleset, game_pb2.GetRulesetRequest(game_id=self.game_id)
         ).ruleset
         self._known_version = now.version
-        conflict_in_batch = False
-        for update in conn.watch(self.game_id, 0):
-            self.chronicle.apply(update.event)
-            live = update.version > now.version
-            if update.event.HasField("conflict_resolved"):
-                conflict_in_batch = live
-            if live and self.seat is not None and timed_out_seat(update.event) == self.seat:
-                self._notices.append("Your turn timer ran out: a bot decided for you.")
-            if not update.HasField("view") or update.version < self._known_version:
+        self.view = now
+        return now
+
+    def run(self) -> view_pb2.PlayerView:
+        """Follow the game to its end; returns the final view."""
+        conn = self.conn
+        now = self.view if self.view.version else self.open()
+        conn.set_notify(self._notify)
+        reader = threading.Thread(target=self._read, name="watch", daemon=True)
+        reader.start()
+        self._catch_up(now.version)
+        self._take_view(now)
+        while True:
+            self.draw()
+            shown = self.view
+            if shown.phase == events_pb2.PHASE_GAME_OVER and not self._paused:
+                return shown
+            keys = self.terminal.read_keys(self._tick())
+            if self.terminal.resized:
+                self.terminal.resized = False
+            if keys:
+                self._keys(keys)
+            if not self._paused:
+                self._drain()
+
+    def _read(self) -> None:
+        """The reader thread: the Watch stream's updates into the inbox, a batch at a time (the
+        view rides on a batch's last event), so no frame shows half a batch."""
+        batch: list[game_pb2.GameUpdate] = []
+        try:
+            for update in self.conn.watch(self.game_id, 0):
+                batch.append(update)
+                if update.HasField("view"):
+                    self._inbox.put(batch)
+                    batch = []
+                    self.terminal.wake()
+        except BaseException as error:  # handed to the main thread, which shows it
+            self._inbox.put(_Failed(error))
+            self.terminal.wake()
+
+    def _notify(self, message: str) -> None:
+        """News of the connection, from whichever thread: shown above the prompt."""
+        if threading.get_ident() == self._main:
+            self._note(Text(message, style="yellow"))
+            self.draw()
+        else:
+            self._inbox.put(_Notice(message))
+            self.terminal.wake()
+
+    def _catch_up(self, version: int) -> None:
+        """Fold the events up to `version` (the game so far) into the chronicle, unshown."""
+        while True:
+            item = self._inbox.get()
+            if isinstance(item, _Failed):
+                raise item.error
+            if isinstance(item, _Notice):
+                self._note(Text(item.text, style="yellow"))
                 continue
-            view = update.view
-            self.show(view)
-            if view.phase == events_pb2.PHASE_GAME_OVER:
-                return view
-            if conflict_in_batch and self.pause_after_conflict:
-                self.ask(PAUSE_PROMPT)
-            conflict_in_batch = False
-            if view.legal:
-                self.decide(view)
-        raise AssertionError("the Watch stream never ends by itself")
+            for update in item:
+                self.chronicle.apply(update.event)
+            if item[-1].version >= version:
+                return
 
-    def show(self, view: view_pb2.PlayerView) -> None:
-        if self.console.is_terminal:
-            self.console.clear()
-        self.console.print(render_screen(view, self.ruleset, self.chronicle))
-        for notice in self._notices:
-            self.console.print(notice, style="bold yellow")
-        self._notices.clear()
+    def _drain(self) -> None:
+        """Take in whatever the reader has delivered, stopping at a conflict to pause."""
+        while not self._paused:
+            try:
+                item = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            if isinstance(item, _Failed):
+                raise item.error
+            if isinstance(item, _Notice):
+                self._note(Text(item.text, style="yellow"))
+                continue
+            for update in item:
+                self._update(update)
 
-    def farewell(self) -> str:
+    def _update(self, update: game_pb2.GameUpdate) -> None:
+        event = update.event
+        if event.recorded_at_ms:
+            self.clock.learn(event.recorded_at_ms)
+        self.chronicle.apply(event)
+        if self.seat is not None and timed_out_seat(event) == self.seat:
+            self._note(Text("Your turn timer ran out: a bot decided for you.", style="bold yellow"))
+        if event.HasField("conflict_resolved"):
+            self._conflict_in_batch = True
+        if update.HasField("view"):
+            # A batch ends here: pause on a conflict, once its outcome is on the screen.
+            if update.version >= self._known_version:
+                self._take_view(update.view)
+            self._paused = self._conflict_in_batch and self.pause_after_conflict
+            self._conflict_in_batch = False
+
+    def _take_view(self, view: view_pb2.PlayerView) -> None:
+        """A newer view: show it, and ask when it lists commands for the caller."""
+        self.view = view
+        self._known_version = max(self._known_version, view.version)
+        if view.legal:
+            if self._asking is None or self._asking.version != view.version:
+                self._asking = view
+                self._typed = ""
+                if self._ignored:
+                    self._note(
+                        Text(
+                            f"Ignored what you typed before your turn ({self._ignored!r}): "
+                            "type your choice now.",
+                            style="yellow",
+                        )
+                    )
+                    self._ignored = ""
+        elif self._asking is not None:
+            self._asking = None
+            self._typed = ""
+
+    def _note(self, note: Text) -> None:
+        self._notes = [*self._notes, note][-NOTES:]
+
+    # --- the screen ------------------------------------------------------------------------
+
+    def _clock(self) -> tuple[str, bool, float | None]:
+        """The clock's words, whether it is urgent, and the seconds left (None: no clock)."""
+        view = self.view
+        if not view.turn.HasField("deadline") or not view.turn.seats:
+            return "", False, None
+        left = self.clock.left(view.turn.deadline)
+        mine = self.seat is not None and self.seat in view.turn.seats
+        if left <= 0:
+            return ("time is up: a bot decides" if mine else "time is up"), mine, left
+        return f"{countdown(left)} left", mine and left <= URGENT_S, left
+
+    def _tick(self) -> float | None:
+        """How long to wait for keys: until the clock shows the next second, else forever."""
+        _, _, left = self._clock()
+        if left is None or left <= 0:
+            return None
+        return left % 1 + 0.01
+
+    def _prompt(self) -> Prompt:
+        notes = tuple(self._notes)
+        if self._paused:
+            return Prompt(label=PAUSE_PROMPT, typed=self._typed, notes=notes)
+        if self._asking is not None and not self._sending:
+            supply = self._asking.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY
+            label = SUPPLY_PROMPT if supply else CHOICE_PROMPT
+            return Prompt(label=label, typed=self._typed, notes=notes, menu=not supply)
+        return Prompt(idle=self._idle(), notes=notes)
+
+    def _idle(self) -> str:
+        view = self.view
+        if self._sending:
+            return "Sending your move ..."
+        if view.phase == events_pb2.PHASE_GAME_OVER:
+            return "The game is over."
+        ignored = f"Ignored {self._ignored!r}: it is not your turn. " if self._ignored else ""
+        if self.seat is None:
+            return f"{ignored}Watching as a spectator; Ctrl-C leaves."
+        return f"{ignored}Waiting: {words.to_act(view, self.chronicle.names)}."
+
+    def scene(self) -> Scene:
+        clock, urgent, _ = self._clock()
+        return Scene(
+            self.view,
+            self.ruleset,
+            self.chronicle,
+            prompt=self._prompt(),
+            clock=clock,
+            clock_urgent=urgent,
+        )
+
+    def draw(self) -> None:
+        if not self.view.version:
+            return
+        scene = self.scene()
+        width, height = self.terminal.size()
+        frame = render_frame(scene, width, height)
+        cursor = prompt_cursor(scene, width, height) if scene.prompt.asking else None
+        self.terminal.draw(frame, cursor)
+
+    def farewell(self, resumable: bool, server: str) -> str:
         """What to say when the player leaves mid-game (Ctrl-C)."""
         if self.seat is None:
             return "Stopped watching."
+        back = (
+            f"Your seat waits for you: run `verrater play --server {server}` again to resume "
+            "this game."
+            if resumable
+            else "This client could not store your credential, so it cannot take you back "
+            "to this game."
+        )
         if self.chronicle.turn_seconds:
             return (
-                "You left the game. When your turn comes, a bot plays for you after the "
-                f"{self.chronicle.turn_seconds} s turn timer."
+                f"You left the game. {back} Meanwhile, when your turn comes, a bot decides for "
+                f"you after the {self.chronicle.turn_seconds} s turn timer."
             )
-        return "You left the game. Your seat waits for you (this table has no turn timer)."
+        return f"You left the game. {back} (This table has no turn timer: the others wait.)"
+
+    # --- keys ------------------------------------------------------------------------------
+
+    def _keys(self, keys: str) -> None:
+        """Edit the answer with what was typed; Enter answers. Keys typed while nothing is
+        asked are thrown away, and the screen says so."""
+        for key in keys:
+            if key == "\x04" and (not self._typed or self.terminal.closed_input):
+                raise EOFError
+            if self._asking is None and not self._paused:
+                if key.isprintable() or key == "\r":
+                    self._ignored = (self._ignored + ("⏎" if key == "\r" else key))[-20:]
+                continue
+            if key == "\r":
+                self._enter()
+            elif key in _BACKSPACE:
+                self._typed = self._typed[:-1]
+            elif key == "\x15":  # Ctrl-U: start again
+                self._typed = ""
+            elif key.isprintable():
+                self._typed = (self._typed + key)[:80]
+
+    def _enter(self) -> None:
+        typed, self._typed = self._typed, ""
+        if self._paused:
+            self._paused = False
+            return
+        view = self._asking
+        if view is None:
+            return
+        self._notes = []
+        reading = words.read_choice(typed, view)
+        if isinstance(reading, words.WantsHint):
+            self.hint(view)
+            return
+        if isinstance(reading, words.Unclear):
+            self._note(Text(f"✗ {reading.reason}", style="red"))
+            return
+        self._sending = True
+        self.draw()
+        try:
+            outcome = self.submit(view, reading.command)
+        finally:
+            self._sending = False
+        if isinstance(outcome, Accepted):
+            self._asking = None
+        elif isinstance(outcome, MovedOn):
+            self._asking = None
+            self._note(Text(outcome.reason, style="yellow"))
+        else:
+            self._note(Text(f"✗ Not allowed: {outcome.reason}", style="red"))
 
     # --- deciding --------------------------------------------------------------------------
-
-    def decide(self, view: view_pb2.PlayerView) -> None:
-        """Ask until the player gives a command the server takes (or the game moves on)."""
-        self.console.print(render_options(view))
-        while True:
-            reading = words.read_choice(self.ask(PROMPT), view)
-            if isinstance(reading, words.WantsHint):
-                self.hint(view)
-                continue
-            if isinstance(reading, words.Unclear):
-                self.console.print(Text(f"✗ {reading.reason}", style="red"))
-                continue
-            outcome = self.submit(view, reading.command)
-            if isinstance(outcome, Accepted):
-                return
-            if isinstance(outcome, MovedOn):
-                self._notices.append(outcome.reason)
-                return
-            self.console.print(Text(f"✗ Not allowed: {outcome.reason}", style="red"))
 
     def submit(self, view: view_pb2.PlayerView, command: commands_pb2.Command) -> Outcome:
         """Send the command for the version it was chosen at; a retry keeps its command id."""
@@ -167,6 +392,7 @@ class GameSession:
                 expected_version=version,
                 command_id=uuid.uuid4().hex,
                 command=command,
+                version_only=True,
             )
             try:
                 answer = conn.call(conn.game.SubmitCommand, request)
@@ -174,7 +400,7 @@ class GameSession:
                 return Accepted()
             except ServerRefused as refusal:
                 if refusal.code in _ASK_AGAIN:
-                    return Refused(refusal.reason)
+                    return Refused(refusal.message)
                 if refusal.code != grpc.StatusCode.ABORTED:
                     raise
             # Stale: someone moved first. If the same choice still stands, send it again.
@@ -193,6 +419,9 @@ class GameSession:
     def hint(self, view: view_pb2.PlayerView) -> None:
         """`?`: the AI's suggestion for this decision, with its reason."""
         conn = self.conn
+        self._note(Text("Asking for a suggestion ...", style="dim"))
+        self.draw()
+        self._notes = self._notes[:-1]
         try:
             suggestion = conn.call(
                 conn.ai.SuggestMove,
@@ -200,13 +429,16 @@ class GameSession:
                 timeout=30,
             )
         except ServerRefused as refusal:
-            self.console.print(Text(f"No suggestion: {refusal.reason}", style="yellow"))
+            self._note(Text(f"No suggestion: {refusal.message}", style="yellow"))
             return
         index = words.option_index(suggestion.command, view.legal)
-        number = f"option {index + 1}: " if index >= 0 else ""
+        if view.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY:
+            number = f"type {words.cards(list(suggestion.command.play_supply.cards))}: "
+        else:
+            number = f"option {index + 1}: " if index >= 0 else ""
         said = words.describe(suggestion.command, view)
         line = Text("Suggestion: ", style="bold cyan")
         line.append(f"{number}{said} ({suggestion.reason})")
         if suggestion.version != view.version:
             line.append(" [for an earlier moment of the game]", style="dim")
-        self.console.print(line)
+        self._note(line)

@@ -132,6 +132,48 @@ def describe(command: commands_pb2.Command, view: view_pb2.PlayerView) -> str:
     return "(an option this client does not know)"
 
 
+def option_label(
+    command: commands_pb2.Command, view: view_pb2.PlayerView, short: bool = False
+) -> str:
+    """A command as a menu entry, under a status line that names the decision: "forest #3
+    (Rose)" for a first estate, "trading post #3 forest (Rose)" for a building; `short` for
+    narrow screens ("post #3 forest": the board shows whose it is)."""
+    kind = command.WhichOneof("command")
+    if kind == "place_first_estate":
+        return place_and_house(view, command.place_first_estate.position)
+    if kind == "choose_conflict":
+        chosen = command.choose_conflict
+        return f"{place(view, chosen.first)} vs {place(view, chosen.second)}"
+    if kind == "pick_action_card":
+        return ACTIONS.get(command.pick_action_card.card, "?")
+    if kind == "place_building":
+        built = command.place_building
+        if not 0 <= built.position < len(view.ring):
+            return describe(command, view)
+        where = view.ring[built.position]
+        land, owner = LANDSCAPES.get(where.type, "?"), house(where.house)
+        name = SIDES.get(built.side, "?")
+        if short:
+            return f"{name.split()[-1]} #{built.position} {land}"
+        return f"{name} #{built.position} {land} ({owner})"
+    if kind == "flip_building":
+        position = command.flip_building.position
+        side = view.ring[position].building_side if 0 <= position < len(view.ring) else 0
+        if short:
+            return f"flip #{position} to {SIDES.get(other_side(side), 'other').split()[-1]}"
+        return f"flip {place(view, position)} to {SIDES.get(other_side(side), 'its other side')}"
+    if kind == "pass_build":
+        return "pass" if short else "pass: build nothing"
+    if kind == "discard_cards":
+        return cards(list(command.discard_cards.cards))
+    return describe(command, view)
+
+
+def with_article(noun: str) -> str:
+    """ "an estate", "a trading post"."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
+
+
 def other_side(side: int) -> int:
     if side == cards_pb2.BUILDING_SIDE_ESTATE:
         return cards_pb2.BUILDING_SIDE_TRADING_POST
@@ -214,8 +256,7 @@ class Unclear:
 
 Reading = Chosen | WantsHint | Unclear
 
-_NUMBERS = re.compile(r"^\s*(?:play|discard)?\s*(\d+(?:\s*[+, ]\s*\d+)*)\s*$", re.I)
-_NOTHING = {"none", "nothing", "no cards", "play none", "play nothing", "0 cards"}
+_NUMBERS = re.compile(r"^\s*(?:discard)?\s*(\d+(?:\s*[+, ]\s*\d+)*)\s*$", re.I)
 _TOKEN = re.compile(r"[^\W\d_]+|\d+")
 
 
@@ -223,9 +264,44 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
+_SUPPLY = re.compile(r"^\s*(?:play\s+)?(\d+(?:\s*[+, ]\s*\d+)*)\s*$", re.I)
+_NO_SUPPLY = {"none", "nothing", "no", "no cards", "0", "-", "pass", "play none", "play nothing"}
+#: What the supply prompt says to type.
+SUPPLY_HOW = "type the values of the cards you play (e.g. 6 5), or none"
+
+
+def read_supply(text: str, view: view_pb2.PlayerView) -> Reading:
+    """What a person typed at the supply decision: card values ("6 6 5", "6+5"), "none", or
+    `?`. Cards the hand does not hold are refused here, with the hand shown."""
+    text = text.strip()
+    if text == "?":
+        return WantsHint()
+    if not text:
+        return Unclear(SUPPLY_HOW)
+    if text.lower() in _NO_SUPPLY:
+        values: list[int] = []
+    else:
+        match = _SUPPLY.match(text)
+        if match is None:
+            return Unclear(f"{text!r} names no cards: {SUPPLY_HOW}")
+        values = [int(value) for value in re.findall(r"\d+", match.group(1))]
+    hand = list(view.hand.cards)
+    for value in set(values):
+        if values.count(value) > hand.count(value):
+            held = " ".join(str(card) for card in sorted(hand)) or "empty"
+            times = "" if values.count(value) == 1 else f" {values.count(value)} times"
+            return Unclear(f"your hand ({held}) does not hold {value}{times}")
+    command = commands_pb2.Command(play_supply=commands_pb2.PlaySupply(cards=values))
+    index = option_index(command, view.legal)
+    return Chosen(command, index if index >= 0 else None)
+
+
 def read_choice(text: str, view: view_pb2.PlayerView) -> Reading:
     """What a person typed at a decision: an option number, `?`, a card list such as "3+5",
-    positions such as "#3 #4", or words that fit one option ("traitor", "trading #7")."""
+    positions such as "#3 #4", or words that fit one option ("traitor", "trading #7"). The
+    supply is chosen by card values (`read_supply`), not by number."""
+    if view.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY:
+        return read_supply(text, view)
     legal = list(view.legal)
     text = text.strip()
     numbers = f"1-{len(legal)}" if len(legal) > 1 else "1"
@@ -268,17 +344,11 @@ def _explicit_command(text: str, view: view_pb2.PlayerView) -> commands_pb2.Comm
     """A command written out in full (cards or positions), whether legal or not."""
     decision = view.turn.decision
     lowered = text.lower().strip()
-    if decision in (view_pb2.DECISION_KIND_PLAY_SUPPLY, view_pb2.DECISION_KIND_DISCARD):
+    if decision == view_pb2.DECISION_KIND_DISCARD:
         match = _NUMBERS.match(text)
-        values: list[int] | None = None
-        if match is not None and not text.strip().isdigit():
-            values = [int(v) for v in re.findall(r"\d+", match.group(1))]
-        elif decision == view_pb2.DECISION_KIND_PLAY_SUPPLY and lowered in _NOTHING:
-            values = []
-        if values is None:
+        if match is None or text.strip().isdigit():
             return None
-        if decision == view_pb2.DECISION_KIND_PLAY_SUPPLY:
-            return commands_pb2.Command(play_supply=commands_pb2.PlaySupply(cards=values))
+        values = [int(v) for v in re.findall(r"\d+", match.group(1))]
         return commands_pb2.Command(discard_cards=commands_pb2.DiscardCards(cards=values))
     positions = [int(p) for p in re.findall(r"#\s*(\d+)", text)]
     if decision == view_pb2.DECISION_KIND_PLACE_FIRST_ESTATE and len(positions) == 1:

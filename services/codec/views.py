@@ -25,6 +25,7 @@ from services.engine import (
     Phase,
     PlayerView,
     SeatView,
+    StrengthParts,
     Turn,
 )
 
@@ -142,14 +143,20 @@ def _summary_to_proto(summary: ConflictSummary) -> view_pb2.ConflictSummary:
         winner=_wire_or_none(summary.winner, _HOUSE),
         conquest_points=summary.conquest_points,
         flipped=summary.flipped,
-        eagle=_strength_to_proto(summary.eagle),
-        rose=_strength_to_proto(summary.rose),
+        **_strengths_to_proto(summary.strengths()),
     )
 
 
-def _strength_to_proto(strength: HouseStrength | None) -> view_pb2.HouseStrength | None:
-    if strength is None:
-        return None
+def _strengths_to_proto(
+    strengths: tuple[HouseStrength, HouseStrength] | None,
+) -> dict[str, view_pb2.HouseStrength]:
+    if strengths is None:
+        return {}
+    eagle, rose = strengths
+    return {"eagle": _strength_to_proto(eagle), "rose": _strength_to_proto(rose)}
+
+
+def _strength_to_proto(strength: HouseStrength) -> view_pb2.HouseStrength:
     return view_pb2.HouseStrength(
         position=strength.position,
         landscape=strength.landscape,
@@ -159,12 +166,23 @@ def _strength_to_proto(strength: HouseStrength | None) -> view_pb2.HouseStrength
     )
 
 
-def _strength_from_proto(message: view_pb2.HouseStrength) -> HouseStrength:
-    return HouseStrength(
-        position=message.position,
-        landscape=message.landscape,
-        seats=tuple((part.seat, part.cards) for part in message.seats),
-        diplomats=message.diplomats,
+def _parts_from_proto(message: view_pb2.ConflictSummary) -> StrengthParts | None:
+    """The parts of the strengths a summary lists (who backed which house, each house's
+    landscape); the cards and diplomats in them are the summary's own plays and picks."""
+    if not (message.HasField("eagle") and message.HasField("rose")):
+        return None
+    backers = {part.seat: House.EAGLE for part in message.eagle.seats}
+    for part in message.rose.seats:
+        if backers.setdefault(part.seat, House.ROSE) is not House.ROSE:
+            raise MalformedMessage("last_conflict.rose.seats", f"seat {part.seat} backs both")
+    if sorted(backers) != list(range(len(message.picks))):
+        raise MalformedMessage("last_conflict.eagle.seats", "every seat backs one house")
+    return StrengthParts(
+        allegiance=tuple(backers[seat] for seat in range(len(backers))),
+        eagle_at=message.eagle.position,
+        eagle_landscape=message.eagle.landscape,
+        rose_at=message.rose.position,
+        rose_landscape=message.rose.landscape,
     )
 
 
@@ -276,8 +294,7 @@ def _summary_from_proto(message: view_pb2.ConflictSummary) -> ConflictSummary:
         ),
         conquest_points=tuple(message.conquest_points),
         flipped=message.flipped if message.HasField("flipped") else None,
-        eagle=_strength_from_proto(message.eagle) if message.HasField("eagle") else None,
-        rose=_strength_from_proto(message.rose) if message.HasField("rose") else None,
+        parts=_parts_from_proto(message),
     )
 
 

@@ -90,7 +90,7 @@ from .events import (
 from .infoset import sample_state
 from .legal import legal_commands
 from .rng import SEED_BYTES, new_seed, shuffled
-from .rules import decide, execute
+from .rules import competition_ranks, decide, execute
 from .simulate import PlayedGame, play_random_game
 from .state import (
     ConflictSummary,
@@ -100,7 +100,7 @@ from .state import (
     initial_state,
     supply_count,
 )
-from .strength import HouseStrength, house_strength
+from .strength import HouseStrength, StrengthParts, conflict_strengths
 from .turns import DecisionKind, Turn, at_rest, to_act, whose_turn
 from .views import LandscapeView, PlayerView, SeatView, redact_event, view
 
@@ -184,18 +184,20 @@ __all__ = [
     "SeatView",
     "StartPlayerChosen",
     "StrategistAssigned",
+    "StrengthParts",
     "SupplyDealt",
     "SupplyDiscarded",
     "SupplyPlayed",
     "Turn",
     "ViolationCode",
     "at_rest",
+    "competition_ranks",
+    "conflict_strengths",
     "decide",
     "deciding_seat",
     "evolve",
     "execute",
     "fold",
-    "house_strength",
     "initial_state",
     "legal_commands",
     "load_card_table",

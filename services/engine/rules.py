@@ -10,6 +10,8 @@ The module follows the rulebook: setup, then the phases of a round in order. Who
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .cards import (
     ALL_ACTION_CARDS,
     CARDS_SCORED_PER_TRADING_POST,
@@ -83,7 +85,7 @@ from .events import (
 )
 from .rng import commitment, shuffled
 from .state import GameState, evolve, remove_cards
-from .strength import house_strength
+from .strength import conflict_strengths
 from .turns import at_rest, to_act
 
 #: The phase each player command belongs to.
@@ -386,15 +388,12 @@ def _reveal_resolve_score(state: GameState) -> list[Event]:
         events.append(switch)
         # The switch counts at once: resolve against the state that includes it.
         state = evolve(evolve(state, events[0]), switch)
-    assert state.conflict is not None, "the supply phase follows a chosen conflict"
-    first, second = state.conflict
-    eagle_at, rose_at = (first, second) if state.houses[first] is House.EAGLE else (second, first)
-    eagle = house_strength(state, House.EAGLE, eagle_at).total
-    rose = house_strength(state, House.ROSE, rose_at).total
+    eagle_strength, rose_strength = conflict_strengths(state)
+    eagle, rose = eagle_strength.total, rose_strength.total
     winner = House.EAGLE if eagle > rose else House.ROSE if rose > eagle else None
     events.append(ConflictResolved(eagle, rose, winner))
     if winner is not None:
-        loser_at = rose_at if winner is House.EAGLE else eagle_at
+        loser_at = rose_strength.position if winner is House.EAGLE else eagle_strength.position
         backers = [seat for seat, house in enumerate(state.allegiance) if house is winner]
         if backers:
             points = state.rules.card_table[state.kinds[loser_at]].points_for(len(backers))
@@ -545,6 +544,12 @@ def _end_round(state: GameState) -> list[Event]:
     winners = tuple(seat for seat in range(n) if final_vp[seat] == best)
     events.append(GameEnded(tuple(final_vp), winners, state.seed, early=one_house))
     return events
+
+
+def competition_ranks(final_vp: Sequence[int]) -> tuple[int, ...]:
+    """Rank per seat from final VP, most VP first; ties share the better rank (1, 1, 3), so
+    the winners of `GameEnded` are exactly the seats of rank 1."""
+    return tuple(1 + sum(other > vp for other in final_vp) for vp in final_vp)
 
 
 _AUTOMATIC = {

@@ -49,7 +49,7 @@ from .events import (
     SupplyDiscarded,
     SupplyPlayed,
 )
-from .strength import HouseStrength, house_strength
+from .strength import HouseStrength, StrengthParts, strength_parts, strengths
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,9 +67,12 @@ class ConflictSummary:
     winner: House | None
     conquest_points: tuple[int, ...]
     flipped: int | None
-    #: How each house's strength adds up (None in a summary received without it).
-    eagle: HouseStrength | None = None
-    rose: HouseStrength | None = None
+    #: What the houses' strengths were made of (None in a summary received without them).
+    parts: StrengthParts | None = None
+
+    def strengths(self) -> tuple[HouseStrength, HouseStrength] | None:
+        """How each house's strength added up, as (Eagle, Rose), when the parts are known."""
+        return None if self.parts is None else strengths(self.parts, self.played, self.picks)
 
 
 class GameState:
@@ -388,7 +391,6 @@ def _allegiance_switched(s: GameState, e: AllegianceSwitched) -> None:
 def _conflict_resolved(s: GameState, e: ConflictResolved) -> None:
     first, second = _revealed(s.conflict, "conflict")
     traitor = s.holder(ActionCard.TRAITOR)
-    eagle_at, rose_at = (first, second) if s.houses[first] is House.EAGLE else (second, first)
     s.last_conflict = ConflictSummary(
         round=s.round,
         first=first,
@@ -401,8 +403,7 @@ def _conflict_resolved(s: GameState, e: ConflictResolved) -> None:
         winner=e.winner,
         conquest_points=(0,) * len(s.vp),
         flipped=None,
-        eagle=house_strength(s, House.EAGLE, eagle_at),
-        rose=house_strength(s, House.ROSE, rose_at),
+        parts=strength_parts(s),
     )
 
 
@@ -438,8 +439,7 @@ def _with_outcome(
         winner=summary.winner,
         conquest_points=conquest_points,
         flipped=flipped,
-        eagle=summary.eagle,
-        rose=summary.rose,
+        parts=summary.parts,
     )
 
 

@@ -123,8 +123,9 @@ class Announcement:
     command_id: str = ""
     #: When the decision the state awaits is due (None: no turn timer, or nothing awaited).
     deadline_ms: int | None = None
-    #: The decision that led here was a bot's, standing in for a person whose timer ran out.
-    turn_timer_expired: bool = False
+    #: The first record of the batch that led here (who decided, whether a bot stood in for a
+    #: person whose timer ran out); None for a game loaded cold.
+    first: Record | None = None
 
 
 class GameApplication:
@@ -185,7 +186,7 @@ class GameApplication:
             # A replica that appended may have died before announcing or setting its timer: do
             # both again (a bot turn is applied at most once per seat and version, a timer is
             # set by version, notifications are deduplicated, so repeats are harmless).
-            await self._came_to_rest(game_id, game, "")
+            await self._came_to_rest(game_id, game, "", None)
             self._evict()
             self._retire_if_finished(game_id, game)
         self._cache.move_to_end(game_id)
@@ -244,13 +245,13 @@ class GameApplication:
         game_id: str,
         game: CachedGame,
         command_id: str,
-        turn_timer_expired: bool = False,
+        first: Record | None = None,
         before_version: int = -1,
     ) -> None:
         """Announce the game's new state and set its turn timer."""
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
-        self._announce(Announcement(game_id, state, command_id, deadline, turn_timer_expired))
+        self._announce(Announcement(game_id, state, command_id, deadline, first))
         if self._timers is not None:
             wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._bot_recheck_ms)
             if not human_seats_to_act(state) and wake_stands(game.wake, before_version, wake):
@@ -323,7 +324,7 @@ class GameApplication:
         game.head_hash = stored[-1].hash
         self._cache[game_id] = game
         self._evict()
-        await self._came_to_rest(game_id, game, "", before_version=0)
+        await self._came_to_rest(game_id, game, "", records[0], before_version=0)
         return state
 
     async def submit(
@@ -401,7 +402,7 @@ class GameApplication:
         before = game.state
         game.apply(records, payloads, state)
         game.head_hash = stored[-1].hash
-        await self._came_to_rest(game_id, game, command_id, turn_timer_expired, current)
+        await self._came_to_rest(game_id, game, command_id, records[0], current)
         self._retire_if_finished(game_id, game)
         return CommandResult(current + 1, tuple(events), before, state, False)
 

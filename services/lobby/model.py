@@ -27,6 +27,10 @@ from services.errors import Reason, ServiceError
 NAME_MIN = 3
 NAME_MAX = 24
 _NAME_CHARS = re.compile(r"^[\w .\-]+$")
+#: Random bytes of a table id (its hex is twice as long).
+TABLE_ID_BYTES = 6
+#: The id of a table's game: "g" + the table id (what `table_of_game` reads back).
+_TABLE_GAME = re.compile(rf"g([0-9a-f]{{{2 * TABLE_ID_BYTES}}})")
 
 
 class TableStatus(StrEnum):
@@ -239,7 +243,7 @@ def new_table(
         else (Seat(host.player_id, host.name),) + (Seat(),) * (size - 1)
     )
     return Table(
-        table_id=secrets.token_hex(6),
+        table_id=secrets.token_hex(TABLE_ID_BYTES),
         host=host.player_id,
         size=size,
         seats=seats,
@@ -272,7 +276,10 @@ def join(table: Table, player: Player, invite_code: str) -> Table:
     _require_waiting(table)
     if table.seat_of(player.player_id) is not None:
         raise ServiceError(Reason.ALREADY_SEATED, f"you already sit at table {table.table_id}")
-    if table.private and not secrets.compare_digest(invite_code, table.invite_code):
+    # Compared as bytes: compare_digest refuses str with anything but ASCII in it (TypeError).
+    if table.private and not secrets.compare_digest(
+        invite_code.encode(), table.invite_code.encode()
+    ):
         raise ServiceError(Reason.WRONG_INVITE_CODE, "wrong invite code for this private table")
     free = table.free_seats()
     if not free:
@@ -326,6 +333,17 @@ def require_host(table: Table, player_id: str) -> None:
         raise ServiceError(Reason.NOT_HOST, "only the table's host may do that")
 
 
+def game_id_of(table_id: str) -> str:
+    """The id of the table's game, fixed when the table starts (so starting twice is one game)."""
+    return f"g{table_id}"
+
+
+def table_of_game(game_id: str) -> str:
+    """The table whose game `game_id` is; "" for a game the lobby did not start (a sandbox)."""
+    match = _TABLE_GAME.fullmatch(game_id)
+    return match.group(1) if match else ""
+
+
 def begin_start(table: Table, player_id: str | None) -> Table:
     """FULL -> STARTING (seats fixed); `player_id` None means the auto-start of a full table."""
     if player_id is not None:  # checked first: a started table is no business of a guest's
@@ -341,7 +359,7 @@ def begin_start(table: Table, player_id: str | None) -> Table:
     return replace(
         table,
         status=TableStatus.STARTING,
-        game_id=f"g{table.table_id}",
+        game_id=game_id_of(table.table_id),
         version=table.version + 1,
     )
 

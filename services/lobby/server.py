@@ -6,7 +6,8 @@ with their reasons and leave through the rpc edge's one table: INVALID_ARGUMENT 
 level, id), NOT_FOUND (unknown table), PERMISSION_DENIED (not the host, wrong invite code),
 FAILED_PRECONDITION (full table, not seated, not started, a reused request id), ALREADY_EXISTS
 (already seated), UNAUTHENTICATED (token, credential), RESOURCE_EXHAUSTED (limits),
-UNAVAILABLE (retry).
+UNAVAILABLE (retry); and for WatchNotifications OUT_OF_RANGE (an expired cursor) and
+RESOURCE_EXHAUSTED (too many streams, a client that does not read).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from services.api.verrater.v1 import lobby_pb2, lobby_pb2_grpc
 from services.codec import bot_level_from_proto, bot_level_to_proto
 from services.engine import BotLevel
 from services.errors import Reason, ServiceError
+from services.notifications import NotificationStreams, received_to_proto
 from services.rpc import Context, TrustedProxies, authenticated, checked_id, peer_address
 
 from .gateway import setup_to_dict
@@ -145,10 +147,13 @@ def _guest_scope() -> str:
 class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     """The Lobby service's RPCs."""
 
-    def __init__(self, app: LobbyApplication, proxies: TrustedProxies) -> None:
+    def __init__(
+        self, app: LobbyApplication, proxies: TrustedProxies, notifications: NotificationStreams
+    ) -> None:
         self.app = app
         self.requests = Requests(app.store)
         self._proxies = proxies
+        self.notifications = notifications
 
     def _peer(self, context: Context) -> str:
         return peer_address(context, self._proxies)
@@ -313,3 +318,11 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         return lobby_pb2.ListMyGamesResponse(
             games=[_my_game(game, identity.subject) for game in games]
         )
+
+    async def WatchNotifications(
+        self, request: lobby_pb2.WatchNotificationsRequest, context: Context
+    ) -> AsyncIterator[lobby_pb2.WatchNotificationsResponse]:
+        """The caller's notifications after `request.cursor` (empty: from now), then live."""
+        identity = authenticated()
+        async for received in self.notifications.watch(identity.subject, request.cursor):
+            yield lobby_pb2.WatchNotificationsResponse(notification=received_to_proto(received))

@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, BotLevel, SeatAssignment
 from services.errors import Reason, ServiceError
+from services.notifications import LobbyNotifier
 from services.rpc import Identity, RateLimit, RateLimiter, TokenIssuer, checked_id
 
 from . import credentials, model
@@ -133,9 +134,11 @@ class LobbyApplication:
         limits: LobbyLimits = LobbyLimits(),
         quick_match_turn_seconds: int = QUICK_MATCH_TURN_SECONDS,
         clock: Callable[[], float] = time.time,
+        notifier: LobbyNotifier | None = None,
     ) -> None:
         """`quick_match_turn_seconds`: the turn timer of the tables QuickMatch opens (strangers
-        play there: nobody may stall a game)."""
+        play there: nobody may stall a game); `notifier` hears of every table that became full,
+        starting or started."""
         self.store = store
         self._quick_match_turn_seconds = quick_match_turn_seconds
         self.issuer = issuer
@@ -144,6 +147,7 @@ class LobbyApplication:
         self._limits = limits
         self._rates = RateLimiter(limits.rates())
         self._clock = clock
+        self._notifier = notifier
         self._sweeper: asyncio.Task[None] | None = None
 
     # --- players ------------------------------------------------------------------------
@@ -228,8 +232,6 @@ class LobbyApplication:
                 f"players from your network address already host {limit} tables that have "
                 "not started: start, fill or leave one first",
             )
-        if setup is not None and self._validate_setup is not None:
-            self._validate_setup(size, setup)
         if fill_with_bots_after_s < 0 or fill_with_bots_after_s > 3600:
             raise ServiceError(
                 Reason.INVALID_TABLE_OPTION,
@@ -237,6 +239,7 @@ class LobbyApplication:
                 field="fill_with_bots_after_seconds",
             )
         now_ms = int(self._clock() * 1000)
+        # The table's own options first: a setup is checked for a table of a size that exists.
         table = model.new_table(
             player,
             size=size,
@@ -249,6 +252,8 @@ class LobbyApplication:
             host_sits_out=host_sits_out,
             opened_from=peer,
         )
+        if setup is not None and self._validate_setup is not None:
+            self._validate_setup(table.size, setup)
         if fill_with_bots_after_s:
             table = replace(
                 table,
@@ -330,6 +335,7 @@ class LobbyApplication:
         table = await self.store.update_table(table_id, lambda t: model.begin_start(t, player_id))
         if table.status is TableStatus.STARTED:
             return table
+        self._announce(table)
         await self.games.create_game(
             table.game_id,
             players=table.size,
@@ -341,12 +347,33 @@ class LobbyApplication:
             ranked=table.ranked,
             turn_seconds=table.turn_seconds,
         )
-        return await self.store.update_table(table_id, model.finish_start)
+        table = await self.store.update_table(table_id, model.finish_start)
+        self._announce(table)
+        return table
 
     async def _auto_start(self, table: Table) -> Table:
+        """After a seat was taken: tell the table it is full, and start it if it starts itself."""
+        self._announce(table)
         if table.auto_start and table.status is TableStatus.FULL:
             return await self.start(None, table.table_id)
         return table
+
+    def _announce(self, table: Table) -> None:
+        """Tell the people seated that the table is full, starting or started (the notifier
+        tells each change once, however often it is reported)."""
+        if self._notifier is None:
+            return
+        people = {
+            seat: held.player_id
+            for seat, held in enumerate(table.seats)
+            if held.player_id and held.bot_level is None
+        }
+        if table.status is TableStatus.FULL:
+            self._notifier.table_full(table.table_id, table.version, people)
+        elif table.status is TableStatus.STARTING:
+            self._notifier.game_starting(table.table_id, people)
+        elif table.status is TableStatus.STARTED:
+            self._notifier.game_started(table.table_id, table.game_id, people)
 
     async def seat_token(self, identity: Identity, table_id: str) -> tuple[Table, int, IssuedToken]:
         table = await self.table(table_id)

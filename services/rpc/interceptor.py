@@ -2,10 +2,11 @@
 refusal leaves.
 
 One interceptor wraps every handler once: it verifies the bearer token (except for public
-methods), applies the per-player rate limits, makes the identity available to the handler
-through a context variable, and turns whatever the handler raises into a status through the one
-table (:mod:`services.rpc.status`). Request bytes that do not decode are refused as
-INVALID_ARGUMENT there too, so no client action can end in UNKNOWN. Handlers only raise.
+methods), applies the per-player rate limits, counts open streams per player and per network
+address, makes the identity available to the handler through a context variable, and turns
+whatever the handler raises into a status through the one table (:mod:`services.rpc.status`).
+Request bytes that do not decode are refused as INVALID_ARGUMENT there too (health checking and
+reflection included), so no client action can end in UNKNOWN. Handlers only raise.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import inspect
 import re
 import secrets
 import time
@@ -26,9 +28,10 @@ from google.protobuf.message import DecodeError
 from grpc import aio
 
 from services.errors import Reason, ServiceError
-from services.observability import bind_call
+from services.observability import REFUSALS, bind_call
 
 from .limits import RateLimiter, StreamQuota
+from .peers import TrustedProxies
 from .status import Refusal, refusal
 from .tokens import METADATA_KEY, Identity, InvalidToken, Role, TokenIssuer
 
@@ -139,14 +142,17 @@ class ServiceInterceptor(aio.ServerInterceptor):
         limiter: RateLimiter | None = None,
         *,
         streams: StreamQuota | None = None,
+        proxies: TrustedProxies | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        """`streams` bounds each player's open streams; `clock` is the wall clock tokens
-        expire by (tests inject their own)."""
+        """`streams` bounds the open streams of each player and each network address (which
+        `proxies` name when they forward a client); `clock` is the wall clock tokens expire by
+        (tests inject their own)."""
         self._tokens = VerifiedTokens(issuer, clock=clock)
         self._public = public_methods
         self._limiter = limiter
         self._streams = streams or StreamQuota(0)
+        self._proxies = proxies or TrustedProxies()
         self._clock = clock
 
     async def intercept_service(
@@ -155,17 +161,18 @@ class ServiceInterceptor(aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> Handler | None:
         handler = await continuation(handler_call_details)
+        if handler is None or _placeholder(handler):
+            return None  # gRPC answers UNIMPLEMENTED, as for a method it does not know
         method = handler_call_details.method
-        if handler is None or method.startswith(ALWAYS_PUBLIC_PREFIXES):
-            return handler
         metadata = tuple(handler_call_details.invocation_metadata or ())
+        if method.startswith(ALWAYS_PUBLIC_PREFIXES):
+            return _public(handler, method, self._peer_of(metadata), self._streams)
         identity: Identity | None = None
         refused: ServiceError | None = None
         try:
             identity = self._identify(method, metadata)
         except ServiceError as error:
-            refused = error
-            log.info("refused call", method=method, reason=str(error.reason))
+            refused = error  # logged as it leaves, with the call's trace id
         return _served(
             handler,
             identity=identity,
@@ -174,7 +181,13 @@ class ServiceInterceptor(aio.ServerInterceptor):
             refused=refused,
             clock=self._clock,
             streams=self._streams,
+            peer_of=self._peer_of(metadata),
         )
+
+    def _peer_of(self, metadata: tuple[Any, ...]) -> Callable[[Context], str]:
+        """How to name the network address of a call with this metadata, from its context."""
+        proxies = self._proxies
+        return lambda context: proxies.client_address(context.peer(), metadata)
 
     def _identify(self, method: str, metadata: tuple[Any, ...]) -> Identity | None:
         """The caller's identity (None on a public method without a valid token); refusals
@@ -188,6 +201,16 @@ class ServiceInterceptor(aio.ServerInterceptor):
         if identity.role is not Role.SERVICE and self._limiter is not None:
             self._limiter.check(method, identity.subject)
         return identity
+
+
+def _placeholder(handler: Handler) -> bool:
+    """Whether the handler is the generated servicer's placeholder for an RPC the service does
+    not implement (it only raises NotImplementedError, which would read as a fault of ours)."""
+    behaviour = (
+        handler.unary_unary or handler.unary_stream or handler.stream_unary or handler.stream_stream
+    )
+    function = getattr(behaviour, "__func__", behaviour)
+    return str(getattr(function, "__module__", "")).endswith("_pb2_grpc")
 
 
 class _Undecodable:
@@ -248,10 +271,41 @@ async def abort(context: Context, refused: Refusal) -> NoReturn:
     raise AssertionError("context.abort returns only by raising")
 
 
+class RefusalLog:
+    """Logs refusals, at most `per_second` lines a second (bursts of as many) for each method
+    and reason: a flood of refused calls is counted in full (verrater_refusals_total) but does
+    not write a line for each, and the next line it writes says how many it left out
+    (`suppressed`). Methods and reasons are finite, and so are the buckets."""
+
+    def __init__(self, per_second: float = 10.0, clock: Callable[[], float] = time.monotonic):
+        self._per_second = per_second
+        self._clock = clock
+        # (method, reason) -> (lines it may write now, when that was counted, lines left out)
+        self._buckets: dict[tuple[str, Reason], tuple[float, float, int]] = {}
+
+    def refused(self, method: str, refused: Refusal) -> None:
+        key = (method, refused.reason)
+        now = self._clock()
+        lines, then, left_out = self._buckets.get(key, (self._per_second, now, 0))
+        lines = min(self._per_second, lines + (now - then) * self._per_second)
+        if lines < 1:
+            self._buckets[key] = (lines, now, left_out + 1)
+            return
+        self._buckets[key] = (lines - 1, now, 0)
+        extra = {"suppressed": left_out} if left_out else {}
+        log.info(
+            "refused", method=method, code=refused.code.name, reason=str(refused.reason), **extra
+        )
+
+
+_REFUSAL_LOG = RefusalLog()
+
+
 async def _abort_for(context: Context, error: Exception, method: str) -> NoReturn:
-    refused = refusal(error)
+    refused = refusal(error)  # a fault of ours (INTERNAL) is logged there, every time
+    REFUSALS.labels(method, refused.reason.value).inc()
     if refused.reason is not Reason.INTERNAL:
-        log.info("refused", method=method, code=refused.code.name, reason=str(refused.reason))
+        _REFUSAL_LOG.refused(method, refused)
     await abort(context, refused)
 
 
@@ -273,8 +327,10 @@ def _served(
     refused: ServiceError | None,
     clock: Callable[[], float],
     streams: StreamQuota,
+    peer_of: Callable[[Context], str],
 ) -> Handler:
-    """The handler behind the edge: the identity set, its refusals translated."""
+    """The handler behind the edge: the identity set, its refusals translated, its streams
+    counted against the caller and the caller's network address."""
     # Under grpc.aio the handler behaviours are coroutine functions and async generators,
     # whatever the (sync-flavoured) stubs declare; hence the Any-typed references.
     deserialize = _lenient(handler.request_deserializer)
@@ -304,18 +360,19 @@ def _served(
     streaming_requests = handler.stream_stream is not None
     expires_at = None if identity is None else float(identity.expires_at)
     # Whose streams this one counts against (the platform's own services are not limited).
-    counted = None if identity is None or identity.role is Role.SERVICE else identity.subject
+    service = identity is not None and identity.role is Role.SERVICE
+    player = None if identity is None or service else identity.subject
 
     async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
         _identity.set(identity)
         _bind(method, trace_id, identity)
+        peer = None if service else peer_of(context)
         acquired = False
         try:
             if refused is not None:
                 raise refused
-            if counted is not None:
-                streams.acquire(counted)
-                acquired = True
+            streams.acquire(player, peer)
+            acquired = True
             if streaming_requests:
                 request = _checked(request, expires_at, clock)
             elif request is _UNDECODABLE:
@@ -348,12 +405,80 @@ def _served(
         except Exception as error:
             await _abort_for(context, error, method)
         finally:
-            if acquired and counted is not None:
-                streams.release(counted)
+            if acquired:
+                streams.release(player, peer)
 
     if streaming_requests:
         return grpc.stream_stream_rpc_method_handler(stream, deserialize, serialize)
     return grpc.unary_stream_rpc_method_handler(stream, deserialize, serialize)
+
+
+def _public(
+    handler: Handler, method: str, peer_of: Callable[[Context], str], streams: StreamQuota
+) -> Handler:
+    """A method anyone may call without a token (health checking, reflection), as its library
+    serves it; but undecodable bytes are refused as on our own methods, and its streams count
+    against the caller's network address."""
+    deserialize = _lenient(handler.request_deserializer)
+    serialize = handler.response_serializer
+    if handler.unary_unary:
+        inner_unary: Any = handler.unary_unary
+
+        async def unary(request: Any, context: Context) -> Any:
+            if request is _UNDECODABLE:
+                await _abort_for(context, _malformed(), method)
+            return await inner_unary(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(unary, deserialize, serialize)
+    inner: Any = handler.unary_stream or handler.stream_stream
+    if inner is None:
+        return handler
+    streaming_requests = handler.stream_stream is not None
+
+    async def opened(request: Any, context: Context) -> tuple[Any, str]:
+        """The request (stream) checked, and the peer this stream counts against."""
+        peer = peer_of(context)
+        try:
+            if streaming_requests:
+                request = _checked(request, None, time.time)
+            elif request is _UNDECODABLE:
+                raise _malformed()
+            streams.acquire(None, peer)
+        except ServiceError as error:
+            await _abort_for(context, error, method)
+        return request, peer
+
+    async def refusing(items: AsyncIterator[Any], context: Context) -> AsyncIterator[Any]:
+        try:
+            async for item in items:
+                yield item
+        except ServiceError as error:  # an undecodable message on the request stream
+            await _abort_for(context, error, method)
+
+    if inspect.isasyncgenfunction(inner):
+
+        async def generated(request: Any, context: Context) -> AsyncIterator[Any]:
+            request, peer = await opened(request, context)
+            try:
+                async for item in refusing(inner(request, context), context):
+                    yield item
+            finally:
+                streams.release(None, peer)
+
+        behaviour: Any = generated
+    else:  # a coroutine that writes its answers with context.write (health's Watch)
+
+        async def written(request: Any, context: Context) -> None:
+            request, peer = await opened(request, context)
+            try:
+                await inner(request, context)
+            finally:
+                streams.release(None, peer)
+
+        behaviour = written
+    if streaming_requests:
+        return grpc.stream_stream_rpc_method_handler(behaviour, deserialize, serialize)
+    return grpc.unary_stream_rpc_method_handler(behaviour, deserialize, serialize)
 
 
 def _trace_id(metadata: tuple[Any, ...]) -> str:

@@ -67,30 +67,54 @@ class RateLimiter:
 
 
 class StreamQuota:
-    """At most `per_player` streams open at once per player (per process): a client that opens
-    streams without end runs out of them, not the server out of memory. 0: no limit."""
+    """At most `per_player` streams open at once per player, and `per_peer` per network address
+    (per process): a client that opens streams without end runs out of them, not the server out
+    of memory, and neither does one that signs in as many guests. 0: no limit of that kind.
 
-    def __init__(self, per_player: int) -> None:
+    A stream counts against its peer always (health and reflection streams too, which need no
+    token) and against its player when it has one; the platform's own services pass neither.
+    """
+
+    def __init__(self, per_player: int, per_peer: int = 0) -> None:
         self._per_player = per_player
-        self._open: dict[str, int] = {}
+        self._per_peer = per_peer
+        self._players: dict[str, int] = {}
+        self._peers: dict[str, int] = {}
 
-    def acquire(self, player: str) -> None:
-        """Count one more stream of `player`; TOO_MANY_STREAMS when that is one too many."""
-        count = self._open.get(player, 0)
-        if self._per_player and count >= self._per_player:
-            raise ServiceError(
-                Reason.TOO_MANY_STREAMS,
-                f"you have {count} streams open, the most one player may: close one first",
-                limit=str(self._per_player),
-            )
-        self._open[player] = count + 1
+    def acquire(self, player: str | None, peer: str | None) -> None:
+        """Count one more stream of `player` from `peer`; TOO_MANY_STREAMS (counting nothing)
+        when that is one too many for either."""
+        _check(self._players, player, self._per_player, "you have", "one player")
+        _check(self._peers, peer, self._per_peer, "your network address has", "one address")
+        for open_streams, key in ((self._players, player), (self._peers, peer)):
+            if key is not None:
+                open_streams[key] = open_streams.get(key, 0) + 1
 
-    def release(self, player: str) -> None:
-        count = self._open.get(player, 0) - 1
-        if count > 0:
-            self._open[player] = count
-        else:
-            self._open.pop(player, None)
+    def release(self, player: str | None, peer: str | None) -> None:
+        """Count one stream of `player` from `peer` less (it ended)."""
+        for open_streams, key in ((self._players, player), (self._peers, peer)):
+            if key is None:
+                continue
+            count = open_streams.get(key, 0) - 1
+            if count > 0:
+                open_streams[key] = count
+            else:
+                open_streams.pop(key, None)
 
     def open_streams(self, player: str) -> int:
-        return self._open.get(player, 0)
+        return self._players.get(player, 0)
+
+    def open_streams_of_peer(self, peer: str) -> int:
+        return self._peers.get(peer, 0)
+
+
+def _check(open_streams: dict[str, int], key: str | None, limit: int, who: str, most: str) -> None:
+    if key is None or not limit:
+        return
+    count = open_streams.get(key, 0)
+    if count >= limit:
+        raise ServiceError(
+            Reason.TOO_MANY_STREAMS,
+            f"{who} {count} streams open, the most {most} may: close one first",
+            limit=str(limit),
+        )

@@ -13,10 +13,11 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
-from .interceptor import Context
+if TYPE_CHECKING:  # the interceptor imports this module
+    from .interceptor import Context
 
 FORWARDED_KEY = "x-forwarded-for"
 
@@ -53,6 +54,9 @@ class TrustedProxies:
     """The proxies whose `x-forwarded-for` is believed (none by default)."""
 
     networks: tuple[Network, ...] = ()
+    #: Whether a caller on a Unix socket is a trusted proxy: only the embedded web door's
+    #: private socket (services/bootstrap.py) makes the server listen on one.
+    unix_sockets: bool = False
 
     @classmethod
     def parse(cls, text: str) -> TrustedProxies:
@@ -75,7 +79,10 @@ class TrustedProxies:
     def client_address(self, peer: str, metadata: Iterable[tuple[str, Any]]) -> str:
         """The client's address: the direct peer, or the forwarded one a trusted proxy gives."""
         name, address = direct_peer(peer)
-        if address is None or not self.trusts(address):
+        if address is None:
+            if not (self.unix_sockets and name == "unix"):
+                return name
+        elif not self.trusts(address):
             return name
         hops: list[str] = []
         for key, value in metadata:
@@ -86,10 +93,10 @@ class TrustedProxies:
             forwarded = parse_address(hop)
             if forwarded is None:
                 break  # a hop we cannot read: believe nothing further left of it
-            address = forwarded
+            name = str(forwarded)
             if not self.trusts(forwarded):
                 break
-        return str(address)
+        return name
 
 
 def peer_address(context: Context, proxies: TrustedProxies) -> str:

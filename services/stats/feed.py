@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable
 
 from redis.asyncio import Redis
 
+from services.codec import Record
 from services.engine import GameState, Phase
 
 log = logging.getLogger("verrater.stats")
@@ -48,9 +49,11 @@ class FinishedGameFeed:
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def announce(self, game_id: str, state: GameState, command_id: str = "") -> None:
+    def announce(
+        self, game_id: str, state: GameState, command_id: str = "", first: Record | None = None
+    ) -> None:
         """The game service's hook: called with every state it appended or loaded (the command
-        id that led there is not needed here)."""
+        id and the batch that led there are not needed here)."""
         if state.phase is not Phase.GAME_OVER or game_id in self._recent:
             return
         self._recent[game_id] = None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from services.codec import Record
-from services.engine import BotLevel, GameCreated, GameEnded
+from services.engine import BotLevel, GameCreated, GameEnded, competition_ranks
 
 
 class UnrankedReason(StrEnum):
@@ -94,11 +94,6 @@ class GameResult:
             for seat in self.seats
         )
         return replace(self, seats=seats)
-
-
-def competition_ranks(final_vp: Sequence[int]) -> tuple[int, ...]:
-    """Rank per seat from final VP, most VP first; ties share the better rank (1, 1, 3)."""
-    return tuple(1 + sum(other > vp for other in final_vp) for vp in final_vp)
 
 
 def unranked_reason(created: GameCreated, timed_out: bool) -> UnrankedReason:

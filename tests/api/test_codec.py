@@ -393,6 +393,43 @@ def test_every_view_round_trips(players: int, builder_may_move: bool) -> None:
                 assert view_from_proto(message) == seen
 
 
+def _a_view_after_a_conflict() -> view_pb2.PlayerView:
+    game = _games(4, False)[0]
+    state = next(state for state in _viewable_states(game) if state.last_conflict is not None)
+    return view_to_proto(view(state, 0), "g-1")
+
+
+def test_a_conflict_summary_adds_its_strengths_up_from_the_parts_it_lists() -> None:
+    message = _a_view_after_a_conflict()
+    summary = view_from_proto(message).last_conflict
+    assert summary is not None
+    strengths = summary.strengths()
+    assert strengths is not None
+    eagle, rose = strengths
+    assert (eagle.total, rose.total) == (summary.eagle_strength, summary.rose_strength)
+    message.last_conflict.ClearField("eagle")  # a server that sends no breakdown
+    without = view_from_proto(message).last_conflict
+    assert without is not None and without.strengths() is None
+
+
+@pytest.mark.parametrize("seat_listed", ["twice", "nowhere"])
+def test_a_strength_breakdown_that_seats_no_seat_once_is_malformed(seat_listed: str) -> None:
+    message = _a_view_after_a_conflict()
+    eagle, rose = message.last_conflict.eagle, message.last_conflict.rose
+    backer = (eagle.seats or rose.seats)[0].seat
+    if seat_listed == "twice":
+        for strength in (eagle, rose):
+            if all(part.seat != backer for part in strength.seats):
+                strength.seats.add(seat=backer, cards=0)
+    else:
+        for strength in (eagle, rose):
+            kept = [part for part in strength.seats if part.seat != backer]
+            del strength.seats[:]
+            strength.seats.extend(kept)
+    with pytest.raises(MalformedMessage, match="last_conflict"):
+        view_from_proto(message)
+
+
 def _with_others_cards_dealt_anew(state: GameState, seat: int, rng: random.Random) -> GameState:
     """The same game but for what `seat` cannot see: the other hands and the draw pile."""
     others = [s for s in range(len(state.hands)) if s != seat]

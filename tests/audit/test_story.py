@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
+import re
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 import pytest
 
 from services.audit import replay, story, tell_story
-from services.engine import Event, deciding_seat
+from services.audit.verify import AuditReport
+from services.engine import Event, Ruleset, SeatAssignment, deciding_seat, play_random_game
 from services.engine.events import (
     ActionCardPicked,
     ActionCardsDealt,
@@ -88,3 +92,41 @@ def test_the_story_of_a_running_game_is_told_from_redacted_events(
                 assert event.card is None
             case CardsDrawn():
                 assert event.cards is None
+
+
+NAMES = ("Anna", "Bert", "Cleo", "Dora")
+
+
+def _named_game(seed: int) -> list[Event]:
+    game = play_random_game(Ruleset.standard(4), random.Random(seed))
+    created = game.events[0]
+    assert isinstance(created, GameCreated)
+    seats = tuple(SeatAssignment(f"p{seat}", name) for seat, name in enumerate(NAMES))
+    return [replace(created, seats=seats), *game.events[1:]]
+
+
+@pytest.mark.parametrize("seed", [8, 9])
+def test_the_story_names_the_players_of_the_first_event(seed: int) -> None:
+    text = "\n".join(story.tell(_named_game(seed)))
+    assert not re.search(r"\bseat \d", text, re.I)
+    assert "Start player: " in text and "Winner: " in text
+    for name in NAMES:
+        assert f"  {name} " in text
+
+
+def test_buildings_take_their_articles() -> None:
+    lines = [line for seed in range(8, 20) for line in story.tell(_named_game(seed))]
+    built = [line for line in lines if " builds " in line or " into " in line or " as a" in line]
+    assert built
+    assert not any(re.search(r"\ba estate\b|\ban trading\b", line) for line in built)
+    assert any(" builds an estate " in line or " builds a trading post " in line for line in built)
+
+
+def test_a_game_without_seating_keeps_the_logs_seat_numbers() -> None:
+    text = "\n".join(tell_story(random_log(5)))
+    assert "Start player: seat " in text
+
+
+def test_the_audit_summary_names_the_players() -> None:
+    report = AuditReport((), 10, "ab" * 32, final_vp=(12, 30, 7), winners=(1,), names=NAMES[:3])
+    assert "result      Anna: 12, Bert: 30, Cleo: 7; winner Bert" in report.summary()

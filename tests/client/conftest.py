@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SECRET = "client-test-secret-at-least-32-bytes-long"
 #: Prompts of the client (services/client/session.py).
 CHOICE = "Your choice"
+SUPPLY = "Your supply"
 PAUSE = "Press Enter to continue"
+#: A frame of the full-screen client: cursor home, the lines, then the cursor hidden or put at
+#: the prompt (services/client/terminal.py).
+FRAME = re.compile(r"\x1b\[H(.*?)(?:\x1b\[\?25l|\x1b\[(\d+);(\d+)H\x1b\[\?25h)", re.S)
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: The status line: the first line of every frame.
+STATUS = re.compile(r"^(?:Round \d+ of \d+ · |Before round 1 · |Game over after round \d+ of \d+)")
 
 
 def free_port() -> int:
@@ -48,6 +56,7 @@ class ServerProcess:
             **os.environ,
             "VERRATER_BIND": self.address,
             "VERRATER_LOG_LEVEL": "WARNING",
+            "VERRATER_WEB_BIND": "",  # no browser door: these tests use the terminal
             **(env or {}),
         }
         self._log_dir = log_dir
@@ -108,12 +117,42 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
         process.stop()
 
 
+@dataclass(frozen=True)
+class Frame:
+    """One whole frame as the terminal shows it: its lines, without colours."""
+
+    lines: list[str]
+    cursor: tuple[int, int] | None  # (row, column), 1-based; None: hidden
+
+    @property
+    def status(self) -> str:
+        return self.lines[0] if self.lines else ""
+
+    @property
+    def prompt(self) -> str:
+        """The last line: the question and what is typed, or what the client waits for."""
+        return self.lines[-1].rstrip() if self.lines else ""
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def asks(self) -> str | None:
+        """CHOICE, SUPPLY or PAUSE when the frame asks that and nothing is typed yet."""
+        for question in (CHOICE, SUPPLY, PAUSE):
+            if self.prompt.startswith(question) and self.prompt.endswith((":", "continue")):
+                return question
+        return None
+
+
 class Client:
     """The client in a pseudo-terminal, with all it printed kept in `output`."""
 
-    def __init__(self, child: pexpect.spawn[str], log: io.StringIO) -> None:
+    def __init__(self, child: pexpect.spawn[str], log: io.StringIO, size: tuple[int, int]) -> None:
         self.child = child
         self._log = log
+        self.rows, self.columns = size
+        self.frames: list[Frame] = []
 
     @property
     def output(self) -> str:
@@ -132,6 +171,48 @@ class Client:
     def send(self, line: str) -> None:
         self.child.sendline(line)
 
+    def type(self, keys: str) -> None:
+        """Keys as a person types them (Enter is "\\r")."""
+        self.child.send(keys)
+
+    def resize(self, rows: int, columns: int) -> None:
+        """Resize the terminal (the client gets SIGWINCH) and wait for a frame of the new size."""
+        self.child.setwinsize(rows, columns)
+        self.rows, self.columns = rows, columns
+        self.next_frame(lambda frame: len(frame.lines) == rows, check=False)
+
+    def next_frame(
+        self,
+        wanted: Callable[[Frame], bool] = lambda frame: True,
+        timeout: float = 60,
+        *,
+        check: bool = True,
+    ) -> Frame:
+        """The next frame `wanted` accepts within `timeout` seconds, checking on the way that
+        each frame fits the terminal and starts with the status line."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                last = self.frames[-1].text if self.frames else "(none)"
+                raise AssertionError(f"no such frame in {timeout} s; the last:\n{last}")
+            index = self.child.expect([FRAME, pexpect.EOF], timeout=left)
+            if index == 1:
+                raise AssertionError(f"the client ended: {self.output[-2000:]}")
+            match = self.child.match
+            assert isinstance(match, re.Match)
+            lines = _ANSI.sub("", match.group(1)).split("\r\n")
+            cursor = (int(match.group(2)), int(match.group(3))) if match.group(2) else None
+            frame = Frame(lines, cursor)
+            self.frames.append(frame)
+            if check:
+                assert len(lines) <= self.rows, f"{len(lines)} lines:\n{frame.text}"
+                too_wide = [line for line in lines if len(line) > self.columns]
+                assert not too_wide, too_wide
+                assert STATUS.match(frame.status), frame.text
+            if wanted(frame):
+                return frame
+
     def finish(self, timeout: float = 30) -> int:
         """Wait for the process to end; its exit status."""
         self.child.expect(pexpect.EOF, timeout=timeout)
@@ -140,43 +221,80 @@ class Client:
         assert status is not None, f"killed by signal {self.child.signalstatus}"
         return int(status)
 
-    def play_to_the_end(self, answer: str = "1", timeout: float = 60) -> int:
-        """Answer every decision with `answer` and every pause with Enter until the final
-        scores show; how many decisions were answered."""
-        decisions = 0
+    def answer(self, frame: Frame) -> None:
+        """The first option, no supply cards, Enter at a pause."""
+        question = frame.asks()
+        self.type({CHOICE: "1\r", SUPPLY: "none\r", PAUSE: "\r"}[question or PAUSE])
+
+    def play(self, decisions: int | None = None, timeout: float = 60) -> int:
+        """Answer each question once (see `answer`) until the game is over, or until
+        `decisions` were answered and the next question is on the screen; how many decisions
+        were answered. A question is told from the one before by the round and phase the status
+        line names (a seat decides once per phase)."""
+        answered = 0
+        last = ""
         while True:
-            index = self.expect([CHOICE, PAUSE, "Final scores"], timeout=timeout)
-            if index == 0:
-                self.send(answer)
-                decisions += 1
-            elif index == 1:
-                self.send("")
-            else:
-                return decisions
+            frame = self.next_frame(timeout=timeout)
+            if frame.status.startswith("Game over"):
+                return answered
+            question = frame.asks()
+            asked = " · ".join(frame.status.split(" · ")[:2]) + (question or "")
+            if question is None or asked == last:
+                continue
+            if decisions is not None and answered >= decisions:
+                return answered
+            last = asked
+            self.answer(frame)
+            if question != PAUSE:
+                answered += 1
+
+    def play_to_the_end(self, timeout: float = 60) -> int:
+        """Play as `play` does, then wait for the end screen; the decisions answered."""
+        answered = self.play(timeout=timeout)
+        self.expect("Final scores", timeout=timeout)
+        return answered
 
 
 SpawnClient = Callable[..., Client]
 
 
 @pytest.fixture
-def spawn_client() -> Iterator[SpawnClient]:
-    """Start `python -m services.client ARGS...`; every client is closed at the end."""
+def spawn_client(tmp_path: Path) -> Iterator[SpawnClient]:
+    """Start `python -m services.client ARGS...` in a pseudo-terminal of `rows` x `columns`,
+    with a configuration directory of its own (`config`, default: one per test); every client
+    is closed at the end."""
     started: list[Client] = []
 
-    def spawn(*args: str) -> Client:
+    def spawn(
+        *args: str,
+        rows: int = 60,
+        columns: int = 160,
+        config: Path | None = None,
+        env: dict[str, str] | None = None,
+        command: list[str] | None = None,
+    ) -> Client:
+        environment = {
+            **os.environ,
+            "TERM": "xterm-256color",
+            "XDG_CONFIG_HOME": str(config or tmp_path / "config"),
+            **(env or {}),
+        }
+        for fixed in ("COLUMNS", "LINES"):  # the client reads the terminal's own size
+            environment.pop(fixed, None)
+        program, *rest = command or [sys.executable, "-m", "services.client"]
         child = pexpect.spawn(
-            sys.executable,
-            ["-m", "services.client", *args],
+            program,
+            [*rest, *args],
             cwd=str(ROOT),
-            env={**os.environ, "TERM": "xterm-256color", "COLUMNS": "160", "LINES": "60"},
+            env=environment,
             encoding="utf-8",
             codec_errors="replace",
-            dimensions=(60, 160),
+            dimensions=(rows, columns),
             timeout=30,
         )
         log = io.StringIO()
         child.logfile_read = log
-        client = Client(child, log)
+        client = Client(child, log, (rows, columns))
         started.append(client)
         return client
 

@@ -1,5 +1,7 @@
 """The client is a client of the public API only: no module of services/client imports the
-server's code, only the generated API modules, the standard library, rich and grpc."""
+server's code, only the generated API modules, the standard library, rich, grpc, and the
+protobuf and google.rpc messages every gRPC client has (Timestamp, the error details that
+docs/CLIENTS.md decodes)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from pathlib import Path
 CLIENT = Path(__file__).resolve().parents[2] / "services" / "client"
 API = "services.api.verrater.v1"
 THIRD_PARTY = frozenset({"rich", "grpc"})
+#: The public messages of googleapis-common-protos and protobuf.
+GOOGLE = ("google.rpc", "google.protobuf")
 
 
 def imported_modules(path: Path) -> list[tuple[int, str]]:
@@ -31,12 +35,14 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
 
 def allowed(module: str) -> bool:
     top = module.split(".", maxsplit=1)[0]
+    if top == "google":
+        return module in GOOGLE or module.startswith(tuple(f"{name}." for name in GOOGLE))
     if top == "services":
         return module == API or module.startswith((f"{API}.", "services.client"))
     return top in sys.stdlib_module_names or top in THIRD_PARTY
 
 
-def test_the_client_imports_only_the_public_api_stdlib_rich_and_grpc() -> None:
+def test_the_client_imports_only_the_public_api_stdlib_rich_grpc_and_google_messages() -> None:
     modules = sorted(CLIENT.rglob("*.py"))
     assert len(modules) >= 5
     offending = [
@@ -56,3 +62,5 @@ def test_the_rule_catches_server_imports() -> None:
     assert allowed("services.api.verrater.v1")
     assert allowed("rich.console")
     assert allowed("services.client.words")
+    assert allowed("google.rpc")
+    assert not allowed("google.cloud")

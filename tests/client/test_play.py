@@ -9,41 +9,24 @@ import grpc
 
 from services.api.verrater.v1 import events_pb2, lobby_pb2, lobby_pb2_grpc
 
-from .conftest import CHOICE, PAUSE, ServerProcess, SpawnClient
-
-
-def test_a_scripted_player_plays_a_whole_game_against_bots(
-    server: ServerProcess, spawn_client: SpawnClient
-) -> None:
-    client = spawn_client("play", "--server", server.address, "--name", "Scripted")
-    decisions = client.play_to_the_end()
-    assert client.finish() == 0
-    output = client.output
-    rounds = max(int(number) for number in re.findall(r"Round (\d) of 8", output))
-    assert rounds == 8 or "ended early" in output  # normal bots often conquer everything
-    # A first estate, then at least an action card and a supply play in every round.
-    assert decisions >= 1 + 2 * rounds
-    assert "Conflict of round 1" in output
-    assert "Trading posts" in output
-    assert re.search(r"wins|share the win", output)
+from .conftest import CHOICE, SUPPLY, Frame, ServerProcess, SpawnClient
 
 
 def test_an_illegal_or_unclear_choice_is_explained_and_asked_again(
     server: ServerProcess, spawn_client: SpawnClient
 ) -> None:
     client = spawn_client("play", "--server", server.address, "--name", "Fumbler")
-    client.expect(CHOICE)  # the first decision is always a first estate
-    client.send("99")
+    client.next_frame(lambda frame: frame.asks() == CHOICE)  # always a first estate first
+    client.type("99\r")
     client.expect("there is no option 99: choose 1-")
-    client.expect(CHOICE)
-    client.send("xyz")
+    client.type("xyz\r")
     client.expect("'xyz' is none of the options")
-    client.expect(CHOICE)
-    client.send("#42")  # a position the rules refuse: the server's reason is shown
+    client.type("#42\r")  # a position the rules refuse: the server's reason is shown
     client.expect("Not allowed: ")
-    client.expect(CHOICE)
+    client.next_frame(lambda frame: frame.asks() == CHOICE)
     client.child.sendintr()
     client.expect("You left the game")
+    client.expect("run `verrater play --server")
     assert client.finish() == 130
 
 
@@ -51,17 +34,51 @@ def test_a_question_mark_shows_the_ais_suggestion_and_its_reason(
     server: ServerProcess, spawn_client: SpawnClient
 ) -> None:
     client = spawn_client("play", "--server", server.address, "--name", "Learner")
-    client.expect(CHOICE)
-    client.send("?")
-    # pexpect matches across lines (DOTALL): keep the reason to its own line, or a greedy
-    # match runs on into the prompt when both arrive in one read, and takes the prompt with it.
-    client.expect(r"Suggestion: option (\d+): First estate under \S+ #\d+ \(\w+\) \(([^()\r\n]+)\)")
-    option = client.matched(1)
-    client.expect(CHOICE)
-    client.send(option)  # taking the suggestion works like any choice
-    client.expect([CHOICE, PAUSE])
+    client.next_frame(lambda frame: frame.asks() == CHOICE)
+    client.type("?\r")
+    frame = client.next_frame(lambda frame: "Suggestion: " in frame.text)
+    said = " ".join(frame.text[frame.text.index("Suggestion: ") :].split())
+    suggestion = re.match(r"Suggestion: option (\d+): First estate under \S+ #\d+ \(\w+\) ", said)
+    assert suggestion is not None, said
+    option = suggestion.group(1)
+    # The reason says why: what an estate there draws, not only where it stands.
+    assert "a card each round" in said or "draws nothing" in said, said
+    assert frame.asks() == CHOICE
+    client.type(f"{option}\r")  # taking the suggestion works like any choice
+    client.next_frame(lambda frame: frame.asks() is None)
     client.child.sendintr()
     client.expect("You left the game")
+    assert client.finish() == 130
+
+
+def _hand(frame: Frame) -> list[int]:
+    line = next(line for line in frame.lines if line.startswith("Your hand: "))
+    cards = line.removeprefix("Your hand: ").split(" (")[0].split(" · ")[0]
+    return [] if cards.startswith("no cards") else [int(card) for card in cards.split()]
+
+
+def test_the_supply_is_played_by_card_values_with_the_totals_so_far(
+    server: ServerProcess, spawn_client: SpawnClient
+) -> None:
+    client = spawn_client("play", "--server", server.address, "--name", "Supplier")
+    while True:
+        frame = client.next_frame(lambda frame: frame.asks() is not None)
+        if frame.asks() == SUPPLY:
+            break
+        client.answer(frame)
+        client.next_frame(lambda frame: frame.asks() is None)
+    text = frame.text
+    assert "So far: Eagle " in text and " · Rose " in text
+    assert re.search(r"Stakes: (Eagle|Rose) wins with \d backers? \(", text), text
+    assert re.search(r"For you: \d+ if Eagle wins, \d+ if Rose wins", text), text
+    hand = _hand(frame)
+    client.type("8 8\r")  # the deck has one 8
+    client.expect(r"does not hold 8 2 times")
+    client.next_frame(lambda frame: frame.asks() == SUPPLY)
+    client.type(f"{hand[0]}\r")  # the card's value, not an option's number
+    played = re.compile(rf"Supplier played supply {hand[0]} *$", re.M)
+    client.next_frame(lambda frame: played.search(frame.text) is not None)
+    client.child.sendintr()
     assert client.finish() == 130
 
 
@@ -93,7 +110,7 @@ def test_watch_follows_a_bot_game_live_to_its_end(
 ) -> None:
     game_id = _bot_game(server.address)
     client = spawn_client("watch", game_id, "--server", server.address)
-    client.expect("spectator")
+    client.next_frame(lambda frame: "spectator" in frame.text)
     client.expect("Final scores", timeout=120)
     assert client.finish() == 0
     output = client.output
@@ -101,3 +118,4 @@ def test_watch_follows_a_bot_game_live_to_its_end(
     rounds = {int(number) for number in re.findall(r"Round (\d) of 8", output)}
     assert len(rounds) >= 3, sorted(rounds)
     assert "Conflict of round" in output
+    assert f"verrater audit {game_id} --server {server.address}" in output

@@ -1,24 +1,30 @@
-"""The screen is a pure function of (view, ruleset, events): checked on whole recorded games."""
+"""The screen is a pure function of (view, ruleset, events, prompt): checked on whole recorded
+games, frame by frame, at the smallest terminal and a roomy one."""
 
 from __future__ import annotations
 
 import copy
 
 import pytest
+from rich.text import Text
 
 from services.api.verrater.v1 import cards_pb2, events_pb2, view_pb2
-from services.client import words
+from services.client import stakes, words
 from services.client.chronicle import Chronicle
 from services.client.render import (
-    render_conflict,
-    render_final,
-    render_options,
-    render_screen,
+    Prompt,
+    Scene,
+    menu_label,
+    render_frame,
     strength_parts,
     to_text,
 )
+from services.client.summaries import render_conflict, render_final
 
 from .recorded import NAMES, RecordedGame, record_game
+
+SIZES = [(80, 24), (120, 40)]
+CHOICE = "Your choice: "
 
 
 @pytest.fixture(scope="module", params=[1, 2, 3])
@@ -38,27 +44,90 @@ def screens(game: RecordedGame) -> list[tuple[view_pb2.PlayerView, Chronicle]]:
     return shown
 
 
-def test_every_screen_of_a_game_shows_ring_players_hand_and_status(game: RecordedGame) -> None:
+def scene(game: RecordedGame, view: view_pb2.PlayerView, chronicle: Chronicle) -> Scene:
+    """The scene the session draws: a question with its menu when the view asks one."""
+    supply = view.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY
+    prompt = Prompt(label=CHOICE, menu=not supply) if view.legal else Prompt(idle="Waiting: others")
+    return Scene(view, game.ruleset, chronicle, prompt=prompt, clock="1:45 left")
+
+
+def frame_lines(scene: Scene, width: int, height: int) -> list[str]:
+    text = to_text(render_frame(scene, width, height), width=width, height=height)
+    return text.removesuffix("\n").split("\n")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_every_frame_fills_the_terminal_exactly_with_the_status_line_first(
+    game: RecordedGame, width: int, height: int
+) -> None:
     for view, chronicle in screens(game):
-        text = to_text(render_screen(view, game.ruleset, chronicle), width=160)
-        assert words.status_line(view, chronicle.names) in text
+        lines = frame_lines(scene(game, view, chronicle), width, height)
+        assert len(lines) == height
+        assert all(len(line) <= width for line in lines)
+        status = words.status_line(view, chronicle.names)
+        assert lines[0].startswith(status[: width - 12].rstrip("…")), lines[0]
+        assert lines[0].rstrip().endswith("1:45 left")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_every_frame_shows_the_ring_the_players_the_hand_and_the_prompt(
+    game: RecordedGame, width: int, height: int
+) -> None:
+    for view, chronicle in screens(game):
+        lines = frame_lines(scene(game, view, chronicle), width, height)
+        text = "\n".join(lines)
         for position in range(12):
-            assert f"#{position}" in text
+            assert f"#{position} " in text
         for name in NAMES:
             assert name in text
         assert "Your hand:" in text
-        if view.HasField("conflict") and view.phase != events_pb2.PHASE_GAME_OVER:
-            assert "conflict marked:" in text
+        assert lines[-1].startswith(CHOICE if view.legal else "Waiting: others")
 
 
-def test_the_ring_shows_each_landscapes_conflict_value_from_the_ruleset(
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_every_option_of_a_menu_is_on_the_screen(
+    game: RecordedGame, width: int, height: int
+) -> None:
+    for view, chronicle in screens(game):
+        if not view.legal or view.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY:
+            continue
+        text = to_text(render_frame(scene(game, view, chronicle), width, height), width, height)
+        for number, command in enumerate(view.legal, start=1):
+            assert f"{number} {menu_label(command, view, width)}" in text
+
+
+def test_the_board_shows_each_landscapes_conflict_value_and_vp_scale(game: RecordedGame) -> None:
+    view, chronicle = screens(game)[0]
+    text = "\n".join(frame_lines(scene(game, view, chronicle), 80, 24))
+    for landscape in view.ring:
+        spec = stakes.spec_of(game.ruleset, landscape.type)
+        assert spec is not None
+        cp = stakes.cp_text(game.ruleset, spec.type)
+        assert f"{words.house(landscape.house)} cp {cp}" in text
+        scale = "/".join(f"{cell.points}{'*' if cell.provisional else ''}" for cell in spec.vp)
+        assert scale in text
+    roomy = "\n".join(frame_lines(scene(game, view, chronicle), 120, 40))
+    assert "vp " + stakes.scale_text(game.ruleset, view.ring[0].type) in roomy
+
+
+def test_the_supply_screen_shows_the_totals_so_far_and_what_winning_is_worth(
     game: RecordedGame,
 ) -> None:
-    view, chronicle = screens(game)[0]
-    cp = {spec.type: spec.cp for spec in game.ruleset.card_table.landscapes}
-    text = to_text(render_screen(view, game.ruleset, chronicle), width=160)
-    for landscape in view.ring:
-        assert f"{words.LANDSCAPES[landscape.type].capitalize()} {cp[landscape.type]}" in text
+    asked = [
+        (view, chronicle)
+        for view, chronicle in screens(game)
+        if view.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY and view.legal
+    ]
+    assert asked
+    for view, chronicle in asked:
+        frame = to_text(render_frame(scene(game, view, chronicle), 120, 40), 120, 40)
+        text = " ".join(frame.split())
+        totals = stakes.running_totals(view, game.ruleset)
+        assert f"So far: {stakes.totals_text(view, totals, chronicle.names)}" in text
+        for stake in stakes.conflict_stakes(view, game.ruleset):
+            said = stakes.stake_text(view, stake, chronicle.names)
+            assert said.split(":")[0] in text
+        assert "the traitor's switch is unknown until the reveal" in text
 
 
 def test_the_conflict_summary_explains_both_strengths_exactly(game: RecordedGame) -> None:
@@ -67,16 +136,23 @@ def test_the_conflict_summary_explains_both_strengths_exactly(game: RecordedGame
         if not view.HasField("last_conflict"):
             continue
         summary = view.last_conflict
-        eagle = strength_parts(view, game.ruleset, chronicle.names, cards_pb2.HOUSE_EAGLE)
-        rose = strength_parts(view, game.ruleset, chronicle.names, cards_pb2.HOUSE_ROSE)
+        eagle = strength_parts(view, chronicle.names, cards_pb2.HOUSE_EAGLE)
+        rose = strength_parts(view, chronicle.names, cards_pb2.HOUSE_ROSE)
         assert sum(value for _, value in eagle) == summary.eagle_strength
         assert sum(value for _, value in rose) == summary.rose_strength
-        text = to_text(render_conflict(view, game.ruleset, chronicle) or "", width=160)
+        text = to_text(render_conflict(view, chronicle) or "", width=200)
         assert f"Conflict of round {summary.round}" in text
         assert f"Eagle {summary.eagle_strength} = " in text
         assert f"Rose {summary.rose_strength} = " in text
         summaries += 1
     assert summaries > 0
+
+
+def test_this_rounds_conflict_stays_on_the_smallest_screen(game: RecordedGame) -> None:
+    for view, chronicle in screens(game):
+        if view.HasField("last_conflict") and view.last_conflict.round == view.round:
+            text = to_text(render_frame(scene(game, view, chronicle), 80, 24), 80, 24)
+            assert f"Conflict of round {view.round}: " in text
 
 
 def test_the_conflict_summary_shows_the_points_each_player_got(game: RecordedGame) -> None:
@@ -91,16 +167,14 @@ def test_the_conflict_summary_shows_the_points_each_player_got(game: RecordedGam
                 if reason == events_pb2.SCORE_REASON_CONQUEST
             )
             assert gained == conquest
-        text = to_text(render_conflict(view, game.ruleset, chronicle) or "", width=200)
+        text = " ".join(to_text(render_conflict(view, chronicle) or "", width=400).split())
         if summary.HasField("traitor"):
-            assert f"Traitor: {NAMES[summary.traitor]} betrayed" in text
-            points = next(line for line in text.splitlines() if "Points:" in line)
-            traitor = points[points.index(NAMES[summary.traitor]) :].split(" · ")[0]
+            assert f"{NAMES[summary.traitor]} betrayed" in text
+            points = text[text.index("points: ") :]
+            traitor = points[points.index(NAMES[summary.traitor]) :].split(",")[0]
             assert "+1 (traitor)" in traitor
         if summary.HasField("flipped"):
             assert "flipped to" in text
-        else:
-            assert "No landscape changed hands" in text
 
 
 def test_final_scores_show_the_trading_post_bonus_on_its_own(game: RecordedGame) -> None:
@@ -122,25 +196,26 @@ def test_a_spectator_sees_no_hand() -> None:
     game = record_game(7, seat=None)
     chronicle = Chronicle.of(update.event for update in game.updates)
     view = game.updates[-1].view
-    text = to_text(render_screen(view, game.ruleset, chronicle), width=160)
-    assert "spectator" in text
+    text = to_text(render_frame(Scene(view, game.ruleset, chronicle), 120, 40), 120, 40)
+    assert "Spectator" in text
     assert "Your hand" not in text
 
 
-def test_options_are_numbered_in_words(game: RecordedGame) -> None:
-    for view, _ in screens(game):
-        if not view.legal:
-            continue
-        text = to_text(render_options(view), width=160)
-        for number, command in enumerate(view.legal, start=1):
-            assert f"{number}. {words.describe(command, view)}" in text
-
-
-def test_narrow_terminals_get_the_players_above_the_latest_happenings(
+def test_notes_above_the_prompt_never_push_the_frame_past_the_terminal(
     game: RecordedGame,
 ) -> None:
-    view, chronicle = screens(game)[5]
-    narrow = to_text(render_screen(view, game.ruleset, chronicle), width=100)
-    assert max(len(line) for line in narrow.splitlines()) <= 100
-    players = narrow.index("Players")
-    assert narrow.index("Latest") > players
+    notes = tuple(Text(f"✗ a long refusal that wraps {'x' * 90} {n}") for n in range(3))
+    for view, chronicle in screens(game)[::7]:
+        busy = Scene(view, game.ruleset, chronicle, prompt=Prompt(label=CHOICE, notes=notes))
+        lines = frame_lines(busy, 80, 24)
+        assert len(lines) == 24
+        assert lines[-1].startswith(CHOICE)
+
+
+def test_a_terminal_below_80x24_is_asked_to_grow() -> None:
+    game = record_game(1)
+    view = game.updates[-1].view
+    chronicle = Chronicle.of(update.event for update in game.updates)
+    lines = frame_lines(Scene(view, game.ruleset, chronicle), 60, 20)
+    assert len(lines) == 20
+    assert "make it at least 80x24" in "\n".join(lines)

@@ -37,6 +37,7 @@ def pick(card: int) -> commands_pb2.Command:
 
 
 SUPPLY = a_view(view_pb2.DECISION_KIND_PLAY_SUPPLY, [supply(), supply(3), supply(3, 5), supply(5)])
+SUPPLY.hand.cards.extend([3, 5])
 DRAFT = a_view(
     view_pb2.DECISION_KIND_PICK_ACTION_CARD,
     [pick(cards_pb2.ACTION_CARD_TRAITOR), pick(cards_pb2.ACTION_CARD_DIPLOMAT5)],
@@ -80,35 +81,59 @@ def test_options_read_like_the_game() -> None:
 
 
 def test_a_number_chooses_that_option() -> None:
-    assert read_choice("3", SUPPLY) == Chosen(SUPPLY.legal[2], 2)
-    assert read_choice(" 1 ", SUPPLY) == Chosen(SUPPLY.legal[0], 0)
+    assert read_choice("3", BUILD) == Chosen(BUILD.legal[2], 2)
+    assert read_choice(" 1 ", DRAFT) == Chosen(DRAFT.legal[0], 0)
 
 
 def test_a_number_without_an_option_says_which_numbers_there_are() -> None:
-    reading = read_choice("99", SUPPLY)
+    reading = read_choice("99", BUILD)
     assert isinstance(reading, Unclear)
-    assert reading.reason == "there is no option 99: choose 1-4"
+    assert reading.reason == "there is no option 99: choose 1-3"
 
 
 def test_gibberish_is_unclear_and_says_what_to_type() -> None:
-    reading = read_choice("xyz", SUPPLY)
+    reading = read_choice("xyz", BUILD)
     assert isinstance(reading, Unclear)
-    assert "type a number 1-4" in reading.reason
-    assert isinstance(read_choice("", SUPPLY), Unclear)
+    assert "type a number 1-3" in reading.reason
+    assert isinstance(read_choice("", BUILD), Unclear)
 
 
 def test_a_question_mark_asks_for_a_hint() -> None:
     assert read_choice("?", SUPPLY) == WantsHint()
+    assert read_choice("?", BUILD) == WantsHint()
 
 
-def test_cards_can_be_named_in_any_order() -> None:
+def test_the_supply_is_chosen_by_card_values_in_any_order() -> None:
+    assert read_choice("3", SUPPLY) == Chosen(supply(3), 1)  # the card 3, not option 3
     assert read_choice("5+3", SUPPLY) == Chosen(supply(5, 3), 2)
     assert read_choice("play 3 5", SUPPLY) == Chosen(supply(3, 5), 2)
+    assert read_choice("5, 3", SUPPLY) == Chosen(supply(5, 3), 2)
     assert read_choice("none", SUPPLY) == Chosen(supply(), 0)
+    assert read_choice("nothing", SUPPLY) == Chosen(supply(), 0)
 
 
-def test_cards_that_are_no_option_still_go_to_the_server_which_says_why() -> None:
-    assert read_choice("8+8", SUPPLY) == Chosen(supply(8, 8), None)
+def test_supply_cards_the_hand_does_not_hold_are_refused_with_the_hand_shown() -> None:
+    reading = read_choice("8+8", SUPPLY)
+    assert isinstance(reading, Unclear)
+    assert reading.reason == "your hand (3 5) does not hold 8 2 times"
+    reading = read_choice("3 3", SUPPLY)
+    assert isinstance(reading, Unclear)
+    assert reading.reason == "your hand (3 5) does not hold 3 2 times"
+
+
+def test_supply_words_that_name_no_cards_say_what_to_type() -> None:
+    reading = read_choice("xyz", SUPPLY)
+    assert isinstance(reading, Unclear)
+    assert reading.reason.endswith(words.SUPPLY_HOW)
+    assert read_choice("", SUPPLY) == Unclear(words.SUPPLY_HOW)
+
+
+def test_short_menu_entries_name_the_landscape() -> None:
+    assert words.option_label(BUILD.legal[0], BUILD) == "trading post #7 forest (Rose)"
+    assert words.option_label(BUILD.legal[0], BUILD, short=True) == "post #7 forest"
+    assert words.option_label(CONFLICT.legal[0], CONFLICT) == "wasteland #5 vs city #6"
+    assert words.with_article("estate") == "an estate"
+    assert words.with_article("trading post") == "a trading post"
 
 
 def test_an_action_card_by_its_name() -> None:

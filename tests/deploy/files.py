@@ -30,11 +30,14 @@ IMAGE = "verrater"
 K8S_VERSIONS = ("1.27.0", "1.37.0")
 APP_SERVICES = {"lobby": ["serve", "lobby"], "game": ["serve", "game"], "ai": ["serve", "ai"]}
 WORKER_COMMAND = ["worker"]
+#: The browser's door: HTTP (gRPC-Web and the page) on the port of VERRATER_WEB_BIND.
+WEB_COMMAND = ["serve", "web"]
 DEPLOYMENTS = {
     "verrater-lobby": APP_SERVICES["lobby"],
     "verrater-game": APP_SERVICES["game"],
     "verrater-ai": APP_SERVICES["ai"],
     "verrater-ai-worker": WORKER_COMMAND,
+    "verrater-web": WEB_COMMAND,
 }
 SECRET_NAME = "verrater-secrets"
 SECRET_ENV_FILE = "secrets.env"
@@ -70,6 +73,10 @@ def config_env_names() -> frozenset[str]:
 
 def default_port() -> int:
     return int(Config().bind.rsplit(":", 1)[1])
+
+
+def default_web_port() -> int:
+    return int(Config().web_bind.rsplit(":", 1)[1])
 
 
 def port_of(address: str) -> int:

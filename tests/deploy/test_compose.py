@@ -9,6 +9,7 @@ port of `Config().bind`, and exactly the environment variables `Config.from_env`
 from __future__ import annotations
 
 import copy
+import ipaddress
 import json
 import os
 import subprocess
@@ -24,11 +25,13 @@ from tests.deploy.files import (
     COMPOSE_SCHEMA,
     DOCKERFILE,
     ROOT,
+    WEB_COMMAND,
     WORKER_COMMAND,
     app_services,
     compose,
     config_env_names,
     default_port,
+    default_web_port,
     port_of,
 )
 
@@ -117,12 +120,13 @@ def test_docker_compose_loads_the_file(tmp_path: Path) -> None:
 
 def test_compose_runs_every_process_from_one_image() -> None:
     services = compose()["services"]
-    assert set(services) == {"redis", "rabbitmq", "lobby", "game", "ai", "worker"}
+    assert set(services) == {"redis", "rabbitmq", "lobby", "game", "ai", "worker", "web"}
     apps = app_services()
-    assert set(apps) == {"lobby", "game", "ai", "worker"}
+    assert set(apps) == {"lobby", "game", "ai", "worker", "web"}
     for name, argv in APP_SERVICES.items():
         assert apps[name]["command"] == argv
     assert apps["worker"]["command"] == WORKER_COMMAND
+    assert apps["web"]["command"] == WEB_COMMAND
     assert len({service["image"] for service in apps.values()}) == 1
     # Built once, by one service; the others reuse the image by name.
     builders = [name for name, service in apps.items() if "build" in service]
@@ -160,7 +164,8 @@ def test_compose_wires_services_by_name_on_the_code_port() -> None:
         assert env["VERRATER_BROKER_URL"].startswith("amqp://verrater:"), name
         assert env["VERRATER_BROKER_URL"].endswith("@rabbitmq:5672//"), name
         assert env["VERRATER_TOKEN_SECRET"] == "${VERRATER_TOKEN_SECRET:?set it}", name
-        assert service["depends_on"]["redis"]["condition"] == "service_healthy", name
+        if service["command"] != WEB_COMMAND:
+            assert service["depends_on"]["redis"]["condition"] == "service_healthy", name
     lobby = app_services()["lobby"]
     assert lobby["depends_on"]["game"]["condition"] == "service_healthy"
     published = {name: service.get("ports", []) for name, service in app_services().items()}
@@ -168,6 +173,25 @@ def test_compose_wires_services_by_name_on_the_code_port() -> None:
     for name in ("game", "ai"):
         assert all(int(entry.rsplit(":", 1)[1]) == port for entry in published[name]), name
     assert published["worker"] == []
+
+
+def test_compose_serves_browsers_through_the_door() -> None:
+    """`serve web` on the port of VERRATER_WEB_BIND, reaching lobby, game and AI by name; the
+    lobby believes the forwarded address of the door's fixed IP, and of nothing else."""
+    web = app_services()["web"]
+    env = web["environment"]
+    port = default_web_port()
+    assert port_of(env["VERRATER_WEB_BIND"]) == port == 8080
+    assert env["VERRATER_LOBBY_ADDR"] == f"lobby:{default_port()}"
+    assert env["VERRATER_AI_ADDR"] == f"ai:{default_port()}"
+    assert web["ports"] == [f"127.0.0.1:{port}:{port}"]
+    address = web["networks"]["default"]["ipv4_address"]
+    assert env["VERRATER_TRUSTED_PROXIES"] == address
+    (subnet,) = compose()["networks"]["default"]["ipam"]["config"]
+    assert ipaddress.ip_address(address) in ipaddress.ip_network(subnet["subnet"])
+    assert f"127.0.0.1:{port}/healthz" in " ".join(web["healthcheck"]["test"])
+    for name in ("lobby", "game", "ai"):
+        assert web["depends_on"][name]["condition"] == "service_healthy"
 
 
 def test_compose_health_checks_every_service() -> None:

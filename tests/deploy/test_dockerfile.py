@@ -31,6 +31,7 @@ from tests.deploy.files import (
     compose,
     config_env_names,
     default_port,
+    default_web_port,
     dockerfile_commands,
     instructions,
     stages,
@@ -92,9 +93,13 @@ def test_dockerfile_runs_verrater_as_a_non_root_user() -> None:
 def test_dockerfile_serves_on_the_code_port_on_every_interface() -> None:
     runtime = stages()[-1]
     (expose,) = instructions(runtime, "EXPOSE")
-    assert [int(port.split("/")[0]) for port in expose.value] == [default_port()]
+    assert [int(port.split("/")[0]) for port in expose.value] == [
+        default_port(),
+        default_web_port(),
+    ]
     bind = env_of(runtime)["VERRATER_BIND"]
     assert bind == f"0.0.0.0:{default_port()}"
+    assert env_of(runtime)["VERRATER_WEB_BIND"] == f"0.0.0.0:{default_web_port()}"
     assert set(env_of(runtime)) - {"PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED"} <= (
         config_env_names()
     )
@@ -151,7 +156,7 @@ def run_healthcheck(script: Path, bind: str) -> subprocess.CompletedProcess[str]
 def embedded_server(tmp_path: Path) -> Iterator[str]:
     """`verrater serve` (all services, in memory) as its own process; yields VERRATER_BIND."""
     bind = f"127.0.0.1:{free_port()}"
-    env = {**os.environ, "VERRATER_BIND": bind}
+    env = {**os.environ, "VERRATER_BIND": bind, "VERRATER_WEB_BIND": f"127.0.0.1:{free_port()}"}
     env.pop("REDIS_URL", None)
     with (tmp_path / "server.log").open("w") as log:
         server = subprocess.Popen(
@@ -328,4 +333,8 @@ def test_the_build_context_builds_a_wheel_with_the_verrater_command(tmp_path: Pa
     assert "services/api/verrater/v1/game_pb2.py" in names
     assert "services/engine/data/landscapes.json" in names
     assert "services/eventstore/redis/append.lua" in names
+    # The page, built by `make web`: `make run` and the image need no npm.
+    assert "services/web/static/index.html" in names
+    assert "services/web/static/manifest.json" in names
+    assert any(name.startswith("services/web/static/assets/index-") for name in names)
     assert "verrater = services.cli:main" in scripts

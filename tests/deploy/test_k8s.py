@@ -25,12 +25,14 @@ from tests.deploy.files import (
     K8S_VERSIONS,
     SECRET_ENV_FILE,
     SECRET_NAME,
+    WEB_COMMAND,
     WORKER_COMMAND,
     all_resources,
     app_containers,
     app_services,
     config_env_names,
     default_port,
+    default_web_port,
     documents,
     image_repository,
     instructions,
@@ -126,6 +128,8 @@ def test_probes_and_ports_use_the_code_port() -> None:
             assert set(ports) == {"metrics"}
             assert "exec" in container["livenessProbe"], name
             continue
+        if container["args"] == WEB_COMMAND:
+            continue  # HTTP: test_the_web_door_serves_http_on_its_port
         container_port = ports["grpc"]
         assert container_port["containerPort"] == port, name
         for probe in ("startupProbe", "readinessProbe"):
@@ -169,7 +173,7 @@ def test_k8s_environment_is_exactly_what_config_reads() -> None:
         assert [source["configMapRef"]["name"] for source in container["envFrom"]] == [
             "verrater-config"
         ], name
-        for env in container["env"]:
+        for env in container.get("env", []):
             assert env["name"] in names, (name, env["name"])
             ref = env["valueFrom"]["secretKeyRef"]
             assert ref["name"] == SECRET_NAME
@@ -180,6 +184,30 @@ def test_k8s_environment_is_exactly_what_config_reads() -> None:
     assert not set(config) & secret_keys, "the secret must not sit in the ConfigMap"
     for spec in pod_specs().values():
         assert spec["enableServiceLinks"] is False  # no injected VERRATER_*_PORT variables
+
+
+def test_the_web_door_serves_http_on_its_port() -> None:
+    """`serve web` on the port of VERRATER_WEB_BIND, probed over HTTP, reaching the services by
+    their names; it needs no token secret (the services check every token)."""
+    container = app_containers()["verrater-web"]
+    port = default_web_port()
+    ((container_port),) = container["ports"]
+    assert container_port["containerPort"] == port
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        check = container[probe]["httpGet"]
+        assert check["path"] == "/healthz", probe
+        assert check["port"] in {port, container_port["name"]}, probe
+    assert "env" not in container, "the door holds no secret"
+    (service_port,) = resources_of("Service")["verrater-web"]["spec"]["ports"]
+    assert service_port["port"] == port
+    config = resources_of("ConfigMap")["verrater-config"]["data"]
+    assert config["VERRATER_WEB_BIND"] == f"0.0.0.0:{port}"
+    grpc_port = default_port()
+    assert config["VERRATER_LOBBY_ADDR"] == f"verrater-lobby:{grpc_port}"
+    assert config["VERRATER_AI_ADDR"] == f"verrater-ai:{grpc_port}"
+    services = resources_of("Service")
+    for name in ("verrater-lobby", "verrater-ai", "verrater-game"):
+        assert services[name]["spec"]["ports"][0]["port"] == grpc_port
 
 
 def test_the_token_secret_comes_from_an_uncommitted_file() -> None:

@@ -115,10 +115,13 @@ def test_each_houses_strength_adds_up_from_its_landscape_its_backers_cards_and_d
             if not isinstance(event, ConflictResolved):
                 continue
             summary = state.last_conflict
-            assert summary is not None and summary.eagle is not None and summary.rose is not None
+            assert summary is not None
+            strengths = summary.strengths()
+            assert strengths is not None
+            eagle, rose = strengths
             for house, part, total in (
-                (House.EAGLE, summary.eagle, event.eagle_strength),
-                (House.ROSE, summary.rose, event.rose_strength),
+                (House.EAGLE, eagle, event.eagle_strength),
+                (House.ROSE, rose, event.rose_strength),
             ):
                 assert part.total == total
                 assert state.houses[part.position] is house

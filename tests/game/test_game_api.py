@@ -94,6 +94,40 @@ async def test_two_services_on_one_redis_apply_exactly_one_of_two_racing_command
         assert versions == list(range(1, len(versions) + 1))
 
 
+def _reason(error: grpc.aio.AioRpcError) -> str:
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info) and info.domain == "verrater.v1"
+    return str(info.reason)
+
+
+async def test_a_command_without_its_id_or_version_is_refused_and_changes_nothing(
+    store: EventStore,
+) -> None:
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(4)
+        seat = (await client.view(game_id, None)).turn.seats[0]
+        mine = await client.view(game_id, seat)
+        before = await store.read(game_id)
+        for fields, reason in (
+            ({"expected_version": mine.version}, "MISSING_FIELD"),  # no command id
+            ({"command_id": "no-version"}, "MISSING_FIELD"),  # no expected version
+            ({"command_id": "bad id!", "expected_version": mine.version}, "INVALID_ID"),
+            ({"command_id": "x" * 129, "expected_version": mine.version}, "INVALID_ID"),
+        ):
+            request = game_pb2.SubmitCommandRequest(game_id=game_id, command=mine.legal[0])
+            for name, value in fields.items():
+                setattr(request, name, value)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await client.stub.SubmitCommand(
+                    request, metadata=client.seat_metadata(game_id, seat)
+                )
+            assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT, fields
+            assert _reason(refused.value) == reason, fields
+        assert await store.read(game_id) == before
+
+
 async def test_repeated_command_id_is_applied_once_and_answers_the_same(
     store: EventStore,
 ) -> None:
@@ -114,6 +148,14 @@ async def test_repeated_command_id_is_applied_once_and_answers_the_same(
         )
         assert all(answer == first for answer in both)
         assert await store.version(game_id) == first.version
+        # The same id with another command is refused with its own reason and changes nothing.
+        other = next(candidate for candidate in mine.legal if candidate != command)
+        before = await store.read(game_id)
+        with pytest.raises(grpc.aio.AioRpcError) as reused:
+            await client.submit(game_id, seat, other, mine.version, command_id="same-id")
+        assert reused.value.code() is grpc.StatusCode.FAILED_PRECONDITION
+        assert _reason(reused.value) == "COMMAND_ID_REUSED"
+        assert await store.read(game_id) == before
         await ScriptedGame(client, game_id, random.Random(2)).play_to_end()
         await _assert_intact(store, game_id)
         stored = await store.read(game_id)

@@ -24,17 +24,10 @@ from services.api.verrater.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
 )
-from services.bench.common import free_port, wait_until_serving
+from services.bench.common import free_port, rss_mb, wait_until_serving
 from services.rpc import bearer
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _rss_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    raise AssertionError("no VmRSS")
 
 
 async def _flood(port: int, pid: int) -> tuple[int, float, float]:
@@ -60,7 +53,7 @@ async def _flood(port: int, pid: int) -> tuple[int, float, float]:
         seat = await lobby.GetSeatToken(
             lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=host
         )
-        before = _rss_mb(pid)
+        before = rss_mb(pid)
         call = game.Play(metadata=bearer(seat.token))
         await call.write(game_pb2.PlayRequest(open=game_pb2.PlayOpen(game_id=table.game_id)))
         # Decisions on a version the game will never reach: each is refused, and each refusal
@@ -74,7 +67,7 @@ async def _flood(port: int, pid: int) -> tuple[int, float, float]:
                 await call.write(stale)
         except grpc.aio.AioRpcError:
             pass  # the server ended the stream; this client's next write fails
-        return written, before, _rss_mb(pid)
+        return written, before, rss_mb(pid)
 
 
 def test_a_play_client_that_never_reads_is_cut_off_and_server_memory_stays_bounded() -> None:
@@ -84,6 +77,7 @@ def test_a_play_client_that_never_reads_is_cut_off_and_server_memory_stays_bound
         "VERRATER_BIND": f"127.0.0.1:{port}",
         "VERRATER_COMMAND_RATE": "0",
         "VERRATER_LOG_FORMAT": "json",
+        "VERRATER_WEB_BIND": "",
     }
     server = subprocess.Popen(
         [sys.executable, "-m", "services.cli", "serve"],

@@ -12,14 +12,22 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc import aio
 from grpc_status import rpc_status
+from prometheus_client import REGISTRY
 
-from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.api.verrater.v1 import (
+    game_pb2,
+    game_pb2_grpc,
+    lobby_pb2,
+    lobby_pb2_grpc,
+    stats_pb2,
+    stats_pb2_grpc,
+)
 from services.bootstrap import Backend, start_backend
 from services.config import Config
 from services.errors import Reason, ServiceError
 from services.eventstore import InMemoryEventStore, StoredEvent
 from services.game.values import NewGame
-from services.rpc import TokenIssuer, bearer_token
+from services.rpc import ServiceInterceptor, TokenIssuer, bearer_token
 
 SECRET = "edge-test-secret-at-least-32-bytes-long!"
 
@@ -89,10 +97,17 @@ async def test_undecodable_bytes_are_invalid_argument_on_every_kind_of_method(
             channel.unary_unary("/verrater.v1.LobbyService/RegisterGuest")(junk),
             channel.unary_unary("/verrater.v1.GameService/GetView")(junk, metadata=metadata),
             channel.unary_stream("/verrater.v1.GameService/Watch")(junk, metadata=metadata),
+            # The libraries' services that need no token are covered as well.
+            channel.unary_unary("/grpc.health.v1.Health/Check")(junk),
+            channel.unary_stream("/grpc.health.v1.Health/Watch")(junk),
         ]
-        play = channel.stream_stream("/verrater.v1.GameService/Play")(metadata=metadata)
-        await play.write(junk)
-        calls.append(play)
+        for path in (
+            "/verrater.v1.GameService/Play",
+            "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+        ):
+            bidi = channel.stream_stream(path)(metadata=metadata)
+            await bidi.write(junk)
+            calls.append(bidi)
         for call in calls:
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 if isinstance(call, aio.UnaryUnaryCall):
@@ -102,6 +117,22 @@ async def test_undecodable_bytes_are_invalid_argument_on_every_kind_of_method(
             assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
             assert _info(refused.value).reason == "MALFORMED_REQUEST"
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR], "no traceback logged"
+
+
+async def test_refusals_are_counted_by_method_and_reason_for_the_operator(
+    backend: Backend,
+) -> None:
+    def refusals() -> float:
+        labels = {"method": "/verrater.v1.GameService/GetView", "reason": "TOKEN_MISSING"}
+        return REGISTRY.get_sample_value("verrater_refusals_total", labels) or 0.0
+
+    before = refusals()
+    async with aio.insecure_channel(f"127.0.0.1:{backend.port}") as channel:
+        game = game_pb2_grpc.GameServiceStub(channel)
+        for _ in range(3):
+            with pytest.raises(grpc.aio.AioRpcError):
+                await game.GetView(game_pb2.GetViewRequest(game_id="g"))
+    assert refusals() == before + 3
 
 
 async def test_a_fault_of_ours_is_internal_with_an_incident_id_and_no_internal_text(
@@ -121,6 +152,29 @@ async def test_a_fault_of_ours_is_internal_with_an_incident_id_and_no_internal_t
     assert incident in (refused.value.details() or "")
     logged = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert any(incident in r.getMessage() and r.exc_info for r in logged), "the log has it all"
+
+
+async def test_a_method_the_servicer_does_not_implement_is_unimplemented_not_internal(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The generated base servicer's placeholders raise NotImplementedError: that is no fault to
+    # report with an incident, but a method this server does not serve, as gRPC says of any.
+    server = aio.server(interceptors=[ServiceInterceptor(TokenIssuer(SECRET))])
+    stats_pb2_grpc.add_StatsServiceServicer_to_server(stats_pb2_grpc.StatsServiceServicer(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stats = stats_pb2_grpc.StatsServiceStub(channel)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await stats.Leaderboard(
+                    stats_pb2.LeaderboardRequest(),
+                    metadata=(("authorization", f"Bearer {TokenIssuer(SECRET).mint('a')}"),),
+                )
+    finally:
+        await server.stop(None)
+    assert refused.value.code() is grpc.StatusCode.UNIMPLEMENTED
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
 
 
 async def test_an_id_with_a_trailing_newline_is_refused(backend: Backend) -> None:

@@ -53,3 +53,14 @@ def test_a_trusted_proxy_that_is_not_an_address_is_a_configuration_error() -> No
     with pytest.raises(ValueError, match="VERRATER_TRUSTED_PROXIES"):
         TrustedProxies.parse("10.0.0.0/8,proxy.internal")
     assert TrustedProxies.parse("") == NOBODY
+
+
+def test_the_embedded_web_doors_socket_forwards_the_browsers_address() -> None:
+    """`verrater serve` listens on a private Unix socket for its web door, and believes the
+    address the door appends; a Unix socket peer is believed only where that is configured."""
+    door = TrustedProxies(unix_sockets=True)
+    browser = (("x-forwarded-for", "203.0.113.50, 198.51.100.9"),)
+    assert door.client_address("unix:", browser) == "198.51.100.9"
+    assert door.client_address("unix:", ()) == "unix"
+    assert NOBODY.client_address("unix:", browser) == "unix"
+    assert door.client_address("ipv4:10.1.2.3:5000", browser) == "10.1.2.3"

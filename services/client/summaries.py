@@ -1,0 +1,85 @@
+"""Beside the frame: a conflict in full (each house's strength part by part) and the end of the
+game (final scores with the trading-post bonuses, and how to replay and audit it), as Rich
+renderables computed from the view and the chronicle alone (see render.py for the frame).
+"""
+
+from __future__ import annotations
+
+from rich import box
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from services.api.verrater.v1 import ruleset_pb2, view_pb2
+
+from . import words
+from .chronicle import Chronicle
+from .render import CONFLICT_STYLE, Scene, conflict_lines, render_board
+
+
+def render_conflict(view: view_pb2.PlayerView, chronicle: Chronicle) -> RenderableType | None:
+    """The last conflict as a panel (the end screen and the tests use it)."""
+    if not view.HasField("last_conflict"):
+        return None
+    scene = Scene(view, ruleset_pb2.Ruleset(), chronicle)
+    lines = Text("\n").join(conflict_lines(scene))
+    return Panel(lines, box=box.HEAVY, border_style=CONFLICT_STYLE)
+
+
+def render_final(chronicle: Chronicle) -> RenderableType:
+    """Final scores, with the trading-post bonus shown on its own."""
+    ended = chronicle.ended
+    table = Table(title="Final scores", title_justify="left", box=box.SIMPLE_HEAD)
+    for column in ("Player", "VP in play", "Trading posts", "Total", ""):
+        table.add_column(column, justify="left" if column == "Player" else "right")
+    if ended is None:
+        return table
+    winners = set(ended.winners)
+    for seat, total in enumerate(ended.final_vp):
+        bonus = chronicle.trading_post_bonus.get(seat, 0)
+        table.add_row(
+            chronicle.name(seat),
+            str(total - bonus),
+            f"+{bonus}",
+            str(total),
+            "★ winner" if seat in winners else "",
+        )
+    names = [chronicle.name(seat) for seat in ended.winners]
+    verdict = f"{names[0]} wins" if len(names) == 1 else f"{' and '.join(names)} share the win"
+    if ended.early:
+        verdict += " (the game ended early: every landscape belongs to one house)"
+    return Group(table, Text(verdict, style="bold"))
+
+
+def render_end(
+    view: view_pb2.PlayerView, ruleset: ruleset_pb2.Ruleset, chronicle: Chronicle, server: str
+) -> RenderableType:
+    """What stays on the terminal after the game: the board, the last conflict, the final
+    scores, and how to replay and audit this very game."""
+    scene = Scene(view, ruleset, chronicle)
+    parts: list[RenderableType] = [
+        Text(words.status_line(view, chronicle.names), style="bold"),
+        render_board(scene, roomy=False, caption=True),
+    ]
+    conflict = render_conflict(view, chronicle)
+    if conflict is not None:
+        parts.append(conflict)
+    parts.append(render_final(chronicle))
+    flag = f" --server {server}"
+    parts.append(
+        Group(
+            Text("Seed commitment, as shown when the game started:", style="bold"),
+            Text(f"  {view.seed_commitment}"),
+            Text("Replay this game, round by round:", style="bold"),
+            Text(f"  verrater replay {view.game_id}{flag}"),
+            Text("Audit it (hash chain, seed and shuffles, every move legal):", style="bold"),
+            Text(f"  verrater audit {view.game_id}{flag}"),
+            Text(
+                "(on a server other than your own `verrater serve`, add --token with a "
+                "player token, or set VERRATER_TOKEN)",
+                style="dim",
+            ),
+        )
+    )
+    return Group(*parts)

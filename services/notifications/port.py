@@ -1,0 +1,291 @@
+"""The `Notifications` port: every player's notifications, kept for a while, readable from a
+cursor and followed live; and the outbound feed a push gateway consumes.
+
+Two adapters: in memory (embedded `verrater serve`, tests) and Redis (`redis_streams.py`). Both
+keep, per player, about the last `KEEP_PER_PLAYER` notifications for at most `KEEP_SECONDS`, and
+store a notification once per dedupe key (`kinds.py`) within `DEDUPE_SECONDS`.
+
+A live subscription catches up by reading, then takes what the adapter's one fan-out per process
+hands it. What waits for a subscriber is bounded: past `inbox_limit` it re-reads from its last
+cursor once it pulls again (memory stays bounded, nothing is lost); when the caller asked for
+`max_waiting`, a subscriber that stopped taking notifications is cut off with SLOW_READER.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from abc import ABC, abstractmethod
+from collections import deque
+from collections.abc import AsyncGenerator, Sequence
+from dataclasses import dataclass, field
+
+from services.errors import Reason, ServiceError
+
+from .kinds import (
+    ORIGIN,
+    InvalidCursor,
+    Notification,
+    Position,
+    Received,
+    format_cursor,
+    parse_cursor,
+)
+
+#: Notifications kept per player (about that many on Redis, which trims whole stream nodes).
+KEEP_PER_PLAYER = 1000
+#: How long a notification is kept at most (7 days).
+KEEP_SECONDS = 7 * 24 * 3600
+#: How long a dedupe key is remembered: longer than the longest turn timer (14 days), so a
+#: decision still awaited is never announced twice however often its game is reloaded.
+DEDUPE_SECONDS = 15 * 24 * 3600
+#: Notifications a live subscriber may have waiting before it re-reads instead.
+DEFAULT_INBOX_LIMIT = 256
+#: Entries the outbound feed keeps at most by default (about, on Redis).
+DEFAULT_OUTBOUND_MAXLEN = 100_000
+#: How many notifications one catch-up read asks for.
+READ_BATCH = 200
+#: How long a consumer may take no notification, while too many arrive, before it is cut off.
+STALL_LIMIT = 1.0
+
+
+class CursorExpired(ServiceError):
+    def __init__(self, cursor: str) -> None:
+        super().__init__(
+            Reason.CURSOR_EXPIRED,
+            f"notifications after cursor {cursor} are no longer kept (1000 per player, 7 days): "
+            "reconcile with ListMyGames, then watch from now (no cursor)",
+            cursor=cursor,
+        )
+
+
+class SlowReader(ServiceError):
+    def __init__(self, waiting: int) -> None:
+        super().__init__(
+            Reason.SLOW_READER,
+            f"{waiting} notifications waited for this stream's client, which does not read "
+            "them: read every message, then watch again from the last cursor you handled",
+            max_pending=str(waiting),
+        )
+
+
+class NotificationsUnavailable(ServiceError):
+    def __init__(self, why: str) -> None:
+        super().__init__(
+            Reason.STORE_UNAVAILABLE, f"notifications are unavailable ({why}); retry shortly"
+        )
+
+
+def check_resumable(
+    position: Position, *, oldest_kept_ms: int, exists: bool, last: Position, deleted: Position
+) -> None:
+    """Refuse to read after `position` unless every notification after it is still kept.
+
+    `deleted` is the player's last notification dropped by retention: a cursor below it lost
+    what followed ("0-0", before everything, too). A cursor older than the retention
+    (`oldest_kept_ms`) has expired as well, and so has any cursor of a player with nothing kept
+    (`exists` false: nothing stored for `KEEP_SECONDS`, or a store that lost its data). `last`
+    is the player's last notification ever stored: a cursor beyond it was not handed out here.
+    """
+    if not exists:
+        if position > ORIGIN:
+            raise CursorExpired(format_cursor(position))
+        return
+    if position < deleted or (position > ORIGIN and position[0] < oldest_kept_ms):
+        raise CursorExpired(format_cursor(position))
+    if position > last:
+        raise InvalidCursor(format_cursor(position), "is beyond your last notification")
+
+
+@dataclass(frozen=True, slots=True)
+class OutboundEntry:
+    """One entry of the outbound feed: a notification, its cursor in its player's
+    notifications, and where the entry stands in the feed."""
+
+    feed_position: Position
+    cursor: str
+    notification: Notification
+
+
+@dataclass(eq=False)
+class Subscriber:
+    """One live subscription's mailbox, filled by the adapter's fan-out, drained by
+    :meth:`Notifications.subscribe`.
+
+    ``delivered`` is the last position handed to the consumer: anything at or below it is a
+    duplicate. ``resync`` asks for a re-read after ``delivered``: set when the fan-out was
+    already past ``delivered`` on joining, or when the inbox overflowed (the inbox is dropped:
+    memory stays bounded, and nothing is lost).
+
+    With a ``stall_limit``, the subscription ends with SLOW_READER once more than
+    ``inbox_limit`` notifications arrived since the consumer last took one and it has taken
+    none for ``stall_limit`` seconds. Counting alone would cut off a consumer that merely got a
+    burst while it was handing on the previous notification.
+    """
+
+    player_id: str
+    delivered: Position
+    inbox_limit: int
+    stall_limit: float | None = None
+    inbox: deque[Received] = field(default_factory=deque)
+    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    resync: bool = False
+    failure: ServiceError | None = None
+    #: Waiting for news (nothing it was handed is still with it: it cannot be slow).
+    idle: bool = False
+    #: Notifications that arrived since the consumer last took one, and when that was.
+    arrived: int = 0
+    taken_at: float = field(default_factory=time.monotonic)
+
+    def deliver(self, received: Received) -> bool:
+        """Take one live notification; False once this subscriber must leave the fan-out."""
+        if self.failure is not None:
+            return False
+        self.arrived += 1
+        if (
+            self.stall_limit is not None
+            and not self.idle
+            and self.arrived > self.inbox_limit
+            and time.monotonic() - self.taken_at >= self.stall_limit
+        ):
+            self.inbox.clear()
+            self.fail(SlowReader(self.inbox_limit))
+            return False
+        if not self.resync:
+            if len(self.inbox) >= self.inbox_limit:
+                self.inbox.clear()
+                self.resync = True
+            else:
+                self.inbox.append(received)
+        self.wakeup.set()
+        return True
+
+    def missed(self) -> None:
+        """Something this subscriber should have had never reached it: re-read."""
+        self.inbox.clear()
+        self.resync = True
+        self.wakeup.set()
+
+    def taken(self) -> None:
+        """The consumer took a notification and asks for the next."""
+        self.arrived = 0
+        self.taken_at = time.monotonic()
+
+    def fail(self, error: ServiceError) -> None:
+        self.failure = error
+        self.wakeup.set()
+
+
+class Notifications(ABC):
+    """Every player's notifications (see the module docstring)."""
+
+    inbox_limit: int = DEFAULT_INBOX_LIMIT
+
+    @abstractmethod
+    async def publish(self, notifications: Sequence[Notification]) -> list[Received | None]:
+        """Store each notification for its player and on the outbound feed, in order; a
+        notification whose dedupe key was stored before is dropped (None in its place)."""
+
+    async def read(self, player_id: str, after_cursor: str, limit: int) -> list[Received]:
+        """At most `limit` of the player's notifications after the cursor ("0-0": from the
+        first). InvalidCursor for a cursor not handed out here, CursorExpired when what
+        followed it is no longer kept."""
+        return await self._read_after(player_id, parse_cursor(after_cursor), limit)
+
+    @abstractmethod
+    async def _read_after(self, player_id: str, after: Position, limit: int) -> list[Received]:
+        """:meth:`read`, from a parsed cursor."""
+
+    @abstractmethod
+    async def _head(self, player_id: str) -> Position:
+        """The position of the player's last notification ((0, 0) before any)."""
+
+    @abstractmethod
+    async def outbound(self, after_cursor: str = "0-0", limit: int = 100) -> list[OutboundEntry]:
+        """The outbound feed after a feed cursor (a push gateway on Redis reads the stream with
+        a consumer group instead; see docs/OPERATING.md)."""
+
+    @abstractmethod
+    async def _join(self, subscriber: Subscriber) -> None:
+        """Start handing the player's new notifications to `subscriber` (setting its
+        ``resync`` when the fan-out is already past ``subscriber.delivered``)."""
+
+    @abstractmethod
+    def _leave(self, subscriber: Subscriber) -> None:
+        """Stop handing notifications to `subscriber` (it may have left already)."""
+
+    @property
+    @abstractmethod
+    def live_subscriptions(self) -> int:
+        """Subscriptions in this process that have caught up and wait for news."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """End live subscriptions and release connections. Idempotent."""
+
+    async def subscribe(
+        self,
+        player_id: str,
+        after_cursor: str = "",
+        *,
+        max_waiting: int | None = None,
+        stall_limit: float = STALL_LIMIT,
+    ) -> AsyncGenerator[Received, None]:
+        """The player's notifications after the cursor (empty: from now), then each new one as
+        it is stored, until the caller stops. Nothing is missed or repeated.
+
+        With `max_waiting`, a subscription ends with SLOW_READER once more than that many
+        notifications arrived while its consumer took none for `stall_limit` seconds; without,
+        a consumer that falls behind re-reads from its last position.
+        """
+        if after_cursor:
+            delivered = parse_cursor(after_cursor)
+        else:
+            delivered = await self._head(player_id)
+        async for received in self._catch_up(player_id, delivered):
+            delivered = received.position
+            yield received
+        subscriber = Subscriber(
+            player_id,
+            delivered,
+            self.inbox_limit if max_waiting is None else max_waiting,
+            None if max_waiting is None else stall_limit,
+        )
+        await self._join(subscriber)
+        try:
+            while True:
+                if subscriber.failure is not None:
+                    raise subscriber.failure
+                if subscriber.resync:
+                    subscriber.resync = False
+                    subscriber.inbox.clear()
+                    async for received in self._catch_up(player_id, subscriber.delivered):
+                        subscriber.delivered = received.position
+                        yield received
+                        subscriber.taken()
+                elif subscriber.inbox:
+                    received = subscriber.inbox.popleft()
+                    if received.position > subscriber.delivered:
+                        subscriber.delivered = received.position
+                        yield received
+                        subscriber.taken()
+                else:
+                    subscriber.wakeup.clear()
+                    subscriber.idle = True
+                    try:
+                        await subscriber.wakeup.wait()
+                    finally:
+                        subscriber.idle = False
+                        subscriber.taken()  # it was waiting: what arrived meanwhile is news
+        finally:
+            self._leave(subscriber)
+
+    async def _catch_up(self, player_id: str, after: Position) -> AsyncGenerator[Received, None]:
+        """Everything stored after `after`, read in batches."""
+        while True:
+            batch = await self._read_after(player_id, after, READ_BATCH)
+            for received in batch:
+                after = received.position
+                yield received
+            if len(batch) < READ_BATCH:
+                return

@@ -1,0 +1,107 @@
+"""The Redis adapter's own promises: one live reader per process whatever the number of
+subscribers, a reader that survives losing its connection, and the keys operators read about."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+import redis
+
+from services.errors import Reason, ServiceError
+from services.notifications import Notification, RedisNotifications, TableFull
+from tests.support.waiting import close_subscriptions, take, wait_until
+
+
+def full(player_id: str, version: int) -> Notification:
+    return Notification(player_id, f"table_full:t1:{version}", TableFull(), 1, "t1")
+
+
+@pytest.fixture
+async def notifications(fresh_redis_url: str) -> AsyncIterator[RedisNotifications]:
+    adapter = RedisNotifications.from_url(fresh_redis_url, client_name="notify-test")
+    yield adapter
+    await adapter.close()
+
+
+def hub_connections(url: str) -> int:
+    with redis.Redis.from_url(url) as client:
+        return sum(1 for c in client.client_list() if c["name"] == "notify-test-hub")
+
+
+async def test_many_subscribers_share_one_live_reader(
+    notifications: RedisNotifications, fresh_redis_url: str
+) -> None:
+    players = [f"p{index}" for index in range(10)]
+    subscriptions = [notifications.subscribe(p) for p in players for _ in range(2)]
+    pending = [asyncio.ensure_future(anext(s)) for s in subscriptions]
+    try:
+        await wait_until(lambda: notifications.live_subscriptions == 20, "all are live")
+        await notifications.publish([full(p, 1) for p in players])
+        got = await asyncio.gather(*pending)
+        assert [r.notification.player_id for r in got] == [p for p in players for _ in range(2)]
+        assert hub_connections(fresh_redis_url) == 1
+    finally:
+        await close_subscriptions(subscriptions, pending)
+
+
+async def test_the_live_reader_reconnects_after_losing_its_connection(
+    notifications: RedisNotifications, fresh_redis_url: str
+) -> None:
+    subscription = notifications.subscribe("palice")
+    pending = asyncio.ensure_future(anext(subscription))
+    try:
+        await wait_until(lambda: notifications.live_subscriptions == 1, "the subscriber is live")
+        await wait_until(lambda: hub_connections(fresh_redis_url) == 1, "the reader reads")
+        with redis.Redis.from_url(fresh_redis_url) as client:
+            # Every connection of this adapter: the reader's, and the pooled one publishes use
+            # (by name: the Redis may be shared).
+            for connection in client.client_list():
+                if connection["name"].startswith("notify-test"):
+                    client.client_kill_filter(_id=connection["id"])
+        await notifications.publish([full("palice", 1)])
+        assert (await pending).notification == full("palice", 1)
+        await notifications.publish([full("palice", 2)])
+        assert [r.notification for r in await take(subscription, 1)] == [full("palice", 2)]
+    finally:
+        await close_subscriptions([subscription], [pending])
+
+
+async def test_a_players_keys_share_one_hash_tag_and_expire(
+    notifications: RedisNotifications, fresh_redis_url: str
+) -> None:
+    await notifications.publish([full("palice", 1)])
+    with redis.Redis.from_url(fresh_redis_url) as client:
+        inbox = notifications.inbox_key("palice")
+        once = notifications.dedupe_key("palice", "table_full:t1:1")
+        assert inbox == "verrater:{notify:palice}:inbox"
+        assert client.type(inbox) == b"stream" and client.exists(once)
+        assert 0 < client.pttl(inbox) <= 7 * 24 * 3600 * 1000
+        assert 14 * 24 * 3600 * 1000 < client.pttl(once) <= 15 * 24 * 3600 * 1000
+        assert once.startswith("verrater:{notify:palice}:")  # one hash tag: one cluster slot
+        assert client.type("verrater:notify:outbound") == b"stream"
+
+
+async def test_a_live_subscriber_never_skips_what_retention_dropped_before_the_reader_saw_it(
+    fresh_redis_url: str,
+) -> None:
+    """Whatever the reader manages to read between the trims, the subscriber gets everything in
+    order, or learns that its cursor expired: never a silent gap."""
+    notifications = RedisNotifications.from_url(fresh_redis_url, keep=5)
+    subscription = notifications.subscribe("palice")
+    pending = asyncio.ensure_future(anext(subscription))
+    try:
+        await wait_until(lambda: notifications.live_subscriptions == 1, "the subscriber is live")
+        await notifications.publish([full("palice", version) for version in range(1, 301)])
+        got: list[Notification] = []
+        try:
+            got.append((await pending).notification)
+            while got[-1] != full("palice", 300):
+                got += [r.notification for r in await take(subscription, 1)]
+        except ServiceError as ended:
+            assert ended.reason is Reason.CURSOR_EXPIRED
+        assert got == [full("palice", version) for version in range(1, len(got) + 1)]
+    finally:
+        await close_subscriptions([subscription], [pending])
+        await notifications.close()

@@ -1,0 +1,19 @@
+// Where the page is: the address's hash (#play/<table>, #watch/<game>, #join/<table>/<code>),
+// so links and reloads land where they point.
+export type Route =
+  | { name: "home" }
+  | { name: "play"; tableId: string }
+  | { name: "watch"; gameId: string }
+  | { name: "join"; tableId: string; code: string };
+
+export function parseRoute(hash: string): Route {
+  const [name, first, second] = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  if (name === "play" && first) return { name: "play", tableId: first };
+  if (name === "watch" && first) return { name: "watch", gameId: first };
+  if (name === "join" && first) return { name: "join", tableId: first, code: second ?? "" };
+  return { name: "home" };
+}
+
+export function go(hash: string): void {
+  window.location.hash = hash;
+}
