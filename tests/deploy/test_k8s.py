@@ -191,7 +191,7 @@ def test_the_web_door_serves_http_on_its_port() -> None:
     their names; it needs no token secret (the services check every token)."""
     container = app_containers()["verrater-web"]
     port = default_web_port()
-    ((container_port),) = container["ports"]
+    container_port = {entry["name"]: entry for entry in container["ports"]}["http"]
     assert container_port["containerPort"] == port
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         check = container[probe]["httpGet"]
