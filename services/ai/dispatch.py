@@ -20,7 +20,6 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-import time
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -44,9 +43,8 @@ Launcher = Callable[[BotTurn], None]
 class BotScheduler:
     """Turns announced states into bot turns for the launcher."""
 
-    def __init__(self, launch: Launcher, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, launch: Launcher) -> None:
         self._launch = launch
-        self._clock = clock
         self._rulesets: OrderedDict[str, bytes] = OrderedDict()
 
     def announce(self, game_id: str, state: GameState) -> int:
@@ -59,11 +57,7 @@ class BotScheduler:
             if level:
                 seen = view_to_proto(view(state, seat), game_id).SerializeToString()
                 ruleset = self._ruleset(game_id, state)
-                self._launch(
-                    BotTurn(
-                        game_id, seat, state.version, level, False, seen, ruleset, self._clock()
-                    )
-                )
+                self._launch(BotTurn(game_id, seat, state.version, level, False, seen, ruleset))
                 launched += 1
         return launched
 
@@ -81,9 +75,7 @@ class BotScheduler:
     def stand_in(self, game_id: str, seat: int, version: int) -> None:
         """A person's timed decision at `version` is due: a bot decides for them now (the
         decision event says turn_timer_expired; nothing happens if they decided meanwhile)."""
-        self._launch(
-            BotTurn(game_id, seat, version, STAND_IN_LEVEL, True, announced_at=self._clock())
-        )
+        self._launch(BotTurn(game_id, seat, version, STAND_IN_LEVEL, True))
 
 
 class InProcessLauncher:

@@ -63,8 +63,6 @@ class BotTurn:
     turn_timer_expired: bool = False
     view: bytes = b""
     ruleset: bytes = b""
-    #: When the turn was announced (Unix seconds; 0: unknown), for the bot-turn latency metric.
-    announced_at: float = 0.0
 
     @property
     def command_id(self) -> str:
@@ -80,7 +78,6 @@ class BotTurn:
             "turn_timer_expired": self.turn_timer_expired,
             "view": base64.b64encode(self.view).decode(),
             "ruleset": base64.b64encode(self.ruleset).decode(),
-            "announced_at": self.announced_at,
         }
 
     @classmethod
@@ -94,7 +91,6 @@ class BotTurn:
         turn_timer_expired: bool = False,
         view: str = "",
         ruleset: str = "",
-        announced_at: float = 0.0,
     ) -> BotTurn:
         return cls(
             game_id,
@@ -104,7 +100,6 @@ class BotTurn:
             turn_timer_expired,
             base64.b64decode(view),
             base64.b64decode(ruleset),
-            announced_at,
         )
 
 

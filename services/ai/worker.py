@@ -35,7 +35,6 @@ from celery.signals import worker_process_init, worker_process_shutdown
 
 from services.api.verrater.v1 import ruleset_pb2, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
-from services.observability import BOT_TASK_SECONDS
 from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
 
 from .levels import policy_for_level
@@ -134,10 +133,7 @@ def make_app(settings: WorkerSettings | None = None) -> Celery:
     def bot_turn(**kwargs: Any) -> bool:
         """Play one bot turn through the game API; True when the bot moved."""
         turn = BotTurn.from_kwargs(**kwargs)
-        moved = _play_patiently(this_process(), turn, settings.min_think_ms / 1000)
-        if moved and turn.announced_at:
-            BOT_TASK_SECONDS.observe(max(0.0, time.time() - turn.announced_at))
-        return moved
+        return _play_patiently(this_process(), turn, settings.min_think_ms / 1000)
 
     app.task(name="verrater.bot_turn", ignore_result=True)(bot_turn)
     app.verrater_settings = settings  # type: ignore[attr-defined]

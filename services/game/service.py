@@ -45,7 +45,7 @@ from services.engine import (
 )
 from services.errors import Reason, ServiceError
 from services.eventstore import EventStore, EventStoreError, StoredEvent, VersionConflict
-from services.observability import ACTIVE_GAMES, APPEND_SECONDS
+from services.observability import ACTIVE_GAMES, APPEND_SECONDS, BOT_TASK_SECONDS
 
 from .cache import CachedGame
 from .clock import deadline_ms, human_seats_to_act
@@ -65,6 +65,8 @@ from .values import CommandResult, NewGame, Seen
 
 logger = logging.getLogger(__name__)
 
+#: The command ids of bots' decisions begin so (services/ai/turns.py): their latency is measured.
+BOT_COMMAND_PREFIX = "bot:"
 #: How often one command is re-decided after losing an append race before giving up.
 MAX_ATTEMPTS = 8
 
@@ -399,9 +401,11 @@ class GameApplication:
             else:
                 await self._top_up(game_id, game)
             return None
-        before = game.state
+        before, waited_since = game.state, game.rest_since_ms
         game.apply(records, payloads, state)
         game.head_hash = stored[-1].hash
+        if command_id.startswith(BOT_COMMAND_PREFIX) and waited_since:
+            BOT_TASK_SECONDS.observe(max(0, records[0].recorded_at_ms - waited_since) / 1000)
         await self._came_to_rest(game_id, game, command_id, records[0], current)
         self._retire_if_finished(game_id, game)
         return CommandResult(current + 1, tuple(events), before, state, False)

@@ -25,6 +25,7 @@ from services.game.errors import StaleVersion
 from services.game.service import Announcement, GameApplication
 from services.game.timers import RedisTurnTimers, TimerSweeper
 from services.game.values import NewGame
+from services.observability import BOT_TASK_SECONDS
 
 T0 = 1_900_000_000.0
 RECHECK_MS = 3_000
@@ -60,7 +61,7 @@ async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica
         timers = RedisTurnTimers.from_url(fresh_redis_url)
         parts += [store, timers]
         launched: list[BotTurn] = []
-        scheduler = BotScheduler(launched.append, clock=clock)
+        scheduler = BotScheduler(launched.append)
 
         def announce(news: Announcement, scheduler: BotScheduler = scheduler) -> None:
             scheduler.announce(news.game_id, news.state)
@@ -96,6 +97,16 @@ async def play(replica: Replica, turn: BotTurn) -> None:
             expected_version=turn.version,
             command_id=turn.command_id,
         )
+
+
+def bot_moves_timed() -> float:
+    """How many bot moves `verrater_bot_task_seconds` has observed in this process."""
+    return sum(
+        sample.value
+        for metric in BOT_TASK_SECONDS.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_count")
+    )
 
 
 async def test_a_lost_bot_turn_is_announced_again_by_the_other_replica(
@@ -170,8 +181,12 @@ async def test_a_move_answered_elsewhere_is_never_sent_again(
 ) -> None:
     a, b, clock = replicas
     await a.app.start_game(NewGame(players=3, game_id="moved", seats=BOTS[:3]))
+    timed = bot_moves_timed()
+    clock.now += 0.25  # the bot thinks
     for turn in list(a.launched):
         await play(b, turn)
+    # The replica that appends a bot's move times it from the state that awaited it.
+    assert bot_moves_timed() == timed + 1
     answered = {t.version for t in a.launched}
     a.launched.clear()
     b.launched.clear()
