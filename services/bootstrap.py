@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -40,6 +41,7 @@ from services.config import Config
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
 from services.game.service import Announcement, GameApplication
+from services.game.storewatch import StoreWatch
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.model import table_of_game
@@ -76,6 +78,9 @@ from services.stats import (
 from services.stats.server import StatsServicer
 from services.web import Door, Origins, Upstreams
 
+if TYPE_CHECKING:  # Celery is imported where bots run on it, not by every process
+    from services.ai.worker import WorkerSettings
+
 log = logging.getLogger("verrater")
 
 GAME_SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -101,6 +106,10 @@ PUBLIC_METHODS = frozenset(
         f"/{LOBBY_SERVICE}/SignIn",
     }
 )
+#: A health service name that is SERVING for as long as the process runs (until shutdown): for
+#: liveness probes, which must not restart replicas while their store is away ("" and the
+#: services' own names go NOT_SERVING then, for readiness).
+LIVENESS = "liveness"
 #: gRPC's default is 4 MiB; no legitimate request of ours comes near 1 MiB.
 MAX_MESSAGE_BYTES = 1024 * 1024
 #: New calls gRPC core may hold until the event loop takes them (see start_backend).
@@ -179,21 +188,47 @@ def _bot_scheduler(
     if mode == "off":
         return None, None
     if mode == "celery":
-        if not config.redis_url:
-            raise ValueError("bots on Celery workers need REDIS_URL (the broker)")
+        if not config.broker:
+            raise ValueError("bots on Celery workers need VERRATER_BROKER_URL or REDIS_URL")
         from services.ai.worker import make_app
 
-        launcher: CeleryLauncher | InProcessLauncher = CeleryLauncher(make_app(config.redis_url))
+        app = make_app(worker_settings(config))
+        launcher: CeleryLauncher | InProcessLauncher = CeleryLauncher(app, config.bot_queue)
     else:
         launcher = InProcessLauncher(GameClient(own_address, config.issuer))
-    scheduler = BotScheduler(launcher)
-    scheduler.start()
+    return BotScheduler(launcher), launcher.close
 
-    async def close() -> None:
-        await scheduler.close()
-        await launcher.close()
 
-    return scheduler, close
+def worker_settings(config: Config) -> WorkerSettings:
+    """What the Celery workers, and the game service that sends them bot turns, need."""
+    from services.ai.worker import WorkerSettings
+
+    return WorkerSettings(
+        broker_url=config.broker or "redis://127.0.0.1:6379/0",
+        result_url=config.redis_url,
+        game_address=config.game_address or "127.0.0.1:50051",
+        token_secret=config.token_secret,
+        visibility_timeout_s=config.task_visibility_seconds,
+        min_think_ms=config.bot_min_think_ms,
+        queue=config.bot_queue,
+    )
+
+
+def _watch_store(store: EventStore, backend: Backend) -> StoreWatch:
+    """NOT_SERVING while the event store cannot be used; a restarted store is compared with
+    the cache (services/game/storewatch.py). Started once the server reports SERVING."""
+    assert backend.game is not None
+
+    async def serving(usable: bool) -> None:
+        status = (
+            health_pb2.HealthCheckResponse.SERVING
+            if usable
+            else health_pb2.HealthCheckResponse.NOT_SERVING
+        )
+        for name in ("", GAME_SERVICE, STATS_SERVICE):
+            await backend.health.set(name, status)
+
+    return StoreWatch(store, backend.game, serving)
 
 
 def _warn_players(
@@ -303,6 +338,7 @@ async def start_backend(
     backend = Backend(server, port, health_servicer)
     names: list[str] = []
     own_address = f"127.0.0.1:{port}"
+    store_watch: StoreWatch | None = None
     if services & {"game", "lobby"}:
         backend.notifications = notifications or _notifications(config)
         backend.closers.append(backend.notifications.close)
@@ -323,24 +359,31 @@ async def start_backend(
 
         def announce(news: Announcement) -> None:
             if bots is not None:
-                bots(news.game_id, news.state, news.command_id)
+                bots(news.game_id, news.state)
             feed.announce(news.game_id, news.state, news.command_id)
             game_notifier.announce(
                 news.game_id, news.state, news.first, deadline_ms=news.deadline_ms
             )
 
         timers = _turn_timers(config, store, backend.closers)
-        backend.game = GameApplication(store, announce=announce, timers=timers, clock=clock)
+        recheck_ms = int(config.bot_resend_seconds * 1000) if scheduler is not None else 0
+        backend.game = GameApplication(
+            store, announce=announce, timers=timers, clock=clock, bot_recheck_ms=recheck_ms
+        )
         if scheduler is not None:
             sweeper = TimerSweeper(
                 timers,
                 backend.game.resting,
                 on_expired=scheduler.stand_in,
                 on_warning=_warn_players(backend.game, game_notifier),
+                on_bots_overdue=scheduler.announce,
+                recheck_ms=recheck_ms,
                 clock=clock,
             )
             sweeper.start()
             backend.closers.append(sweeper.stop)
+        store_watch = _watch_store(store, backend)
+        backend.closers.append(store_watch.stop)
         stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(stats), server)
         names.append(STATS_SERVICE)
         game_pb2_grpc.add_GameServiceServicer_to_server(
@@ -389,8 +432,10 @@ async def start_backend(
     await server.start()
     if backend.lobby is not None:
         backend.lobby.start_background()
-    for name in ("", *names):
+    for name in ("", LIVENESS, *names):
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    if store_watch is not None:
+        store_watch.start()
     return backend
 
 

@@ -101,8 +101,30 @@ def _bench_load(args: argparse.Namespace) -> int:
     from services.bench.load import run_load_bench
 
     redis_url = args.redis_url or os.environ.get("REDIS_URL")
-    result = run_load_bench(args.games, args.concurrency, args.duration, args.think_ms, redis_url)
+    result = run_load_bench(
+        args.games,
+        args.concurrency,
+        args.duration,
+        args.think_ms,
+        redis_url,
+        broker_url=args.broker,
+        replicas=args.replicas,
+    )
     _print_figures(result, as_json=args.json)
+    return 0
+
+
+def _bench_faults(args: argparse.Namespace) -> int:
+    from services.bench.faults import FAULTS, run_faults_bench
+
+    faults = tuple(args.fault or FAULTS)
+    broker = None if args.broker == "redis" else args.broker
+    result = run_faults_bench(faults, args.games, args.think_ms, broker)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for row in result["faults"]:
+            print(" ".join(f"{key}={value}" for key, value in row.items()))
     return 0
 
 
@@ -134,24 +156,55 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _worker(args: argparse.Namespace) -> int:
+    import logging
     import os
+    from dataclasses import replace
 
-    from services.ai.worker import app
+    from services.ai.worker import make_app
+    from services.bootstrap import worker_settings
+    from services.config import Config
     from services.observability import configure_logging, start_metrics
 
-    configure_logging(args.log_level, os.environ.get("VERRATER_LOG_FORMAT", "auto"))
-    start_metrics(int(os.environ.get("VERRATER_METRICS_PORT", "0")))
+    config = Config.from_env()
+    if args.broker is not None:
+        config = replace(config, broker_url=args.broker)
+    concurrency = args.concurrency or config.worker_concurrency or os.cpu_count() or 1
+    level = args.log_level or config.log_level
+    configure_logging(level, config.log_format)
+    # Celery logs two lines per task at INFO: noise (and CPU) at hundreds of bot moves a second.
+    for name in ("celery.app.trace", "celery.worker.strategy"):
+        logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLevelName(level)))
+    start_metrics(config.metrics_port)
+    app = make_app(worker_settings(config))
     app.worker_main(
         argv=[
             "worker",
-            f"--loglevel={args.log_level}",
-            # One bot move at a time per worker process: Celery's prefork pool forks after gRPC
-            # is loaded, and gRPC in forked children can hang. Scale with more workers.
-            "--pool=solo",
-            "--hostname=verrater@%h",
+            f"--loglevel={level}",
+            # Processes forked before any gRPC channel exists: each makes its own after the fork.
+            "--pool=prefork",
+            f"--concurrency={concurrency}",
+            f"--queues={config.bot_queue}",
+            # Two workers on one host must not share a node name.
+            f"--hostname=verrater-{os.getpid()}@%h",
         ]
     )
     return 0
+
+
+def _worker_ping(args: argparse.Namespace) -> int:
+    """Exit 0 when this host's worker answers a Celery ping over the broker (health checks)."""
+    import socket
+
+    from services.ai.worker import make_app
+    from services.bootstrap import worker_settings
+    from services.config import Config
+
+    app = make_app(worker_settings(Config.from_env()))
+    host = socket.gethostname()
+    replies = app.control.ping(timeout=args.timeout) or []
+    mine = [name for reply in replies for name in reply if name.endswith(f"@{host}")]
+    print(f"pong from {', '.join(mine)}" if mine else f"no worker on {host} answered")
+    return 0 if mine else 1
 
 
 def _positive(text: str) -> int:
@@ -198,10 +251,25 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(handler=_serve)
 
     worker = commands.add_parser(
-        "worker", help="a Celery worker computing bot moves (REDIS_URL, VERRATER_GAME_ADDR)"
+        "worker",
+        help="a Celery worker playing bot turns (VERRATER_BROKER_URL or REDIS_URL, "
+        "VERRATER_GAME_ADDR)",
     )
-    worker.add_argument("--log-level", default="INFO")
+    worker.add_argument("--log-level", help="DEBUG, INFO, WARNING... (VERRATER_LOG_LEVEL, INFO)")
+    worker.add_argument(
+        "--concurrency",
+        type=_positive,
+        default=None,
+        help="worker processes (VERRATER_WORKER_CONCURRENCY; default: one per CPU)",
+    )
+    worker.add_argument("--broker", help="Celery's broker (VERRATER_BROKER_URL; default REDIS_URL)")
     worker.set_defaults(handler=_worker)
+
+    ping = commands.add_parser(
+        "worker-ping", help="health check: does this host's worker answer over the broker?"
+    )
+    ping.add_argument("--timeout", type=float, default=10.0)
+    ping.set_defaults(handler=_worker_ping)
 
     bench = commands.add_parser("bench", help="benchmarks that print measured figures")
     benches = bench.add_subparsers(dest="bench", required=True)
@@ -282,8 +350,35 @@ def build_parser() -> argparse.ArgumentParser:
         "--think-ms", type=float, default=300.0, help="the scripted seat's mean think time"
     )
     load.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private one)")
+    load.add_argument(
+        "--broker",
+        help="Celery's broker, e.g. amqp://guest:guest@127.0.0.1:5672// (default: the Redis)",
+    )
+    load.add_argument("--replicas", type=_positive, default=2, help="game service replicas")
     load.add_argument("--json", action="store_true", help="print one JSON object")
     load.set_defaults(handler=_bench_load)
+
+    from services.bench.faults import DEFAULT_BROKER, FAULTS
+
+    faults = benches.add_parser(
+        "faults",
+        help="the distributed stack (two game replicas, two workers, Redis with AOF) through one "
+        "fault at a time; every finished game audited",
+    )
+    faults.add_argument("--games", type=_positive, default=8, help="games in play per fault")
+    faults.add_argument(
+        "--think-ms", type=float, default=300.0, help="the scripted seat's mean think time"
+    )
+    faults.add_argument(
+        "--broker",
+        default=DEFAULT_BROKER,
+        help=f"Celery's broker (default {DEFAULT_BROKER}; 'redis': the stack's Redis)",
+    )
+    faults.add_argument(
+        "--fault", action="append", choices=FAULTS, help="only this fault (repeatable)"
+    )
+    faults.add_argument("--json", action="store_true", help="print one JSON object")
+    faults.set_defaults(handler=_bench_faults)
 
     from services.audit.cli import add_commands as add_audit_commands
 

@@ -70,6 +70,21 @@ class Config:
     # Entries the outbound feed for push gateways keeps, about (0: no outbound feed).
     notify_outbound_maxlen: int = 100_000
 
+    # Celery's broker for bot turns: RabbitMQ (amqp://) in production, or a Redis; None: the
+    # event store's REDIS_URL (simple deployments).
+    broker_url: str | None = None
+    # The broker's queue of bot turns.
+    bot_queue: str = "verrater.bots"
+    # Seconds before a Redis broker redelivers a task whose worker died (RabbitMQ: at once).
+    task_visibility_seconds: int = 30
+    # A bot takes at least this long per move (0: as fast as it decides).
+    bot_min_think_ms: float = 0.0
+    # A bot turn still unanswered this long after it was announced is announced again (by any
+    # game replica), then at doubling intervals up to a minute.
+    bot_resend_seconds: float = 3.0
+    # Processes per worker (0: one per CPU).
+    worker_concurrency: int = 0
+
     @classmethod
     def from_env(cls) -> Config:
         env = os.environ
@@ -107,7 +122,22 @@ class Config:
             notify_outbound_maxlen=int(
                 env.get("VERRATER_NOTIFY_OUTBOUND_MAXLEN", cls.notify_outbound_maxlen)
             ),
+            broker_url=env.get("VERRATER_BROKER_URL") or None,
+            bot_queue=env.get("VERRATER_BOT_QUEUE", cls.bot_queue),
+            task_visibility_seconds=int(
+                env.get("VERRATER_TASK_VISIBILITY", cls.task_visibility_seconds)
+            ),
+            bot_min_think_ms=float(env.get("VERRATER_BOT_MIN_THINK_MS", cls.bot_min_think_ms)),
+            bot_resend_seconds=float(
+                env.get("VERRATER_BOT_RESEND_SECONDS", cls.bot_resend_seconds)
+            ),
+            worker_concurrency=int(env.get("VERRATER_WORKER_CONCURRENCY", cls.worker_concurrency)),
         )
+
+    @property
+    def broker(self) -> str | None:
+        """Celery's broker: VERRATER_BROKER_URL, else the event store's Redis."""
+        return self.broker_url or self.redis_url
 
     @property
     def issuer(self) -> TokenIssuer:

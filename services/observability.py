@@ -42,7 +42,7 @@ ACTIVE_GAMES = Gauge("verrater_active_games", "Games in this replica's cache tha
 WATCHERS = Gauge("verrater_watchers", "Open Watch streams on this replica.")
 BOT_TASK_SECONDS = Histogram(
     "verrater_bot_task_seconds",
-    "Time a bot turn takes from the start of the task to the applied move.",
+    "Time from a state where a bot must act to the bot's move, as the game service appends it.",
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
 BOT_QUEUE_DEPTH = Gauge("verrater_bot_queue_depth", "Bot turns waiting in the Celery queue.")

@@ -5,7 +5,9 @@ it starts lazily, so test runs that never ask for Redis never start one. ``fresh
 (function) is the same URL after ``FLUSHDB``. With ``REDIS_URL`` set, that flush hits the
 database named in the URL: point it at a throwaway one (``redis://host:6379/15``).
 ``persistent_redis`` is an extra private server with AOF for tests that crash and restart Redis.
-Which Redis served the run is printed in the terminal summary.
+``rabbitmq_url`` (session) is a real RabbitMQ (:mod:`tests.support.rabbitmq`); without one its
+tests are skipped, saying why. Which Redis and which RabbitMQ served the run is printed in the
+terminal summary.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.support.rabbitmq import find_test_rabbitmq
 from tests.support.redis_server import RedisServer, start_private_redis, start_test_redis
 
 _REDIS_DESCRIPTION = pytest.StashKey[str]()
+_RABBITMQ_DESCRIPTION = pytest.StashKey[str]()
 
 
 @pytest.fixture(scope="session")
@@ -36,6 +40,18 @@ def redis_url(
 ) -> Iterator[str]:
     source = start_test_redis(tmp_path_factory.mktemp("redis"))
     request.config.stash[_REDIS_DESCRIPTION] = source.description
+    try:
+        yield source.url
+    finally:
+        source.stop()
+
+
+@pytest.fixture(scope="session")
+def rabbitmq_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    source = find_test_rabbitmq()
+    request.config.stash[_RABBITMQ_DESCRIPTION] = source.description
+    if source.url is None:
+        pytest.skip(f"no RabbitMQ: {source.description}")
     try:
         yield source.url
     finally:
@@ -64,3 +80,6 @@ def pytest_terminal_summary(
     description = config.stash.get(_REDIS_DESCRIPTION, None)
     if description is not None:
         terminalreporter.write_line(f"redis: {description}")
+    rabbitmq = config.stash.get(_RABBITMQ_DESCRIPTION, None)
+    if rabbitmq is not None:
+        terminalreporter.write_line(f"rabbitmq: {rabbitmq}")

@@ -23,7 +23,31 @@ def test_bench_load_plays_games_through_every_service_and_reports_its_figures(
     )  # fmt: skip
     figures = json.loads(done.stdout)
     assert figures["games"] == 2
-    for key in ("games_per_min", "commands_per_s", "p99_ms", "bot_move_p99_ms"):
+    assert figures["broker"] == "redis"
+    for key in (
+        "games_per_min",
+        "commands_per_s",
+        "overall_commands_per_s",
+        "p99_ms",
+        "bot_move_p50_ms",
+        "bot_move_p99_ms",
+    ):
         assert figures[key] > 0, key
-    assert set(figures["peak_memory_mb"]) == {"game", "lobby", "ai", "worker-1", "worker-2"}
+    processes = {"game-1", "game-2", "lobby", "ai", "worker-1", "worker-2"}
+    assert set(figures["peak_memory_mb"]) == processes
     assert all(mb > 0 for mb in figures["peak_memory_mb"].values())
+    assert set(figures["cpu_ms_per_command"]) == processes | {"load-generator"}
+
+
+def test_bench_load_runs_on_rabbitmq(redis_url: str, rabbitmq_url: str) -> None:
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "services.cli", "bench", "load",
+            "--games", "1", "--concurrency", "1", "--duration", "90", "--think-ms", "20",
+            "--redis-url", redis_url, "--broker", rabbitmq_url, "--replicas", "1", "--json",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=240, check=True,
+    )  # fmt: skip
+    figures = json.loads(done.stdout)
+    assert (figures["broker"], figures["games"], figures["game_replicas"]) == ("amqp", 1, 1)
+    assert figures["bot_move_p50_ms"] > 0

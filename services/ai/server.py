@@ -10,7 +10,6 @@ import asyncio
 import random
 
 import grpc
-from grpc import aio
 
 from services.api.verrater.v1 import ai_pb2, ai_pb2_grpc, game_pb2, game_pb2_grpc
 from services.codec import (
@@ -24,13 +23,14 @@ from services.errors import Reason, ServiceError
 from services.rpc import METADATA_KEY, Context, authenticated, checked_id, relayed
 
 from .levels import policy_for_level
+from .turns import game_channel
 
 
 class AiServicer(ai_pb2_grpc.AiServiceServicer):
     """SuggestMove over the public game API."""
 
     def __init__(self, game_address: str) -> None:
-        self._channel = aio.insecure_channel(game_address)
+        self._channel = game_channel(game_address)
         self._game = game_pb2_grpc.GameServiceStub(self._channel)
 
     async def SuggestMove(

@@ -1,26 +1,37 @@
-"""Celery: bot moves computed by workers, with Redis as broker and result backend.
+"""Celery: bot moves computed by workers.
 
 Two tasks:
 - `verrater.compute_move(view, ruleset, level)`: pure. A serialized `verrater.v1.PlayerView`
   and `verrater.v1.Ruleset` in, a serialized `verrater.v1.Command` and a reason out. Anyone with
-  access to the broker may use it for their own bots.
-- `verrater.bot_turn(game_id, seat, version, level, turn_timer_expired)`: play a bot seat's turn
-  through the game API (`services.ai.turns`). Acknowledged only after it ran (`acks_late`), so
-  a worker that dies mid-task has the task redelivered; the command id makes the redelivery
-  harmless.
+  access to the broker may use it for their own bots (its result goes to the result backend).
+- `verrater.bot_turn(...)`: play a bot seat's turn through the game API (`services.ai.turns`),
+  usually with one `SubmitCommand` (the announcing replica put the view in the task). No result
+  is stored. Acknowledged only after it ran (`acks_late`), so a worker that dies mid-task has
+  the task redelivered (on RabbitMQ as soon as its connection drops); the command id makes the
+  redelivery harmless. A game service that cannot be reached is retried with backoff.
 
-Run a worker with `verrater worker` (REDIS_URL, VERRATER_GAME_ADDR, VERRATER_TOKEN_SECRET).
+Each worker process (Celery's prefork pool forks them) makes its own event loop and gRPC channel
+after the fork, on `worker_process_init`, and keeps them for its life: a channel made before a
+fork must not be used after it. The broker is RabbitMQ (quorum queues) in production, or Redis.
+Run a worker with `verrater worker`; the settings come from the environment (services/config.py).
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import logging
 import os
 import random
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
+import grpc
 from celery import Celery
+from celery.signals import worker_process_init, worker_process_shutdown
 
 from services.api.verrater.v1 import ruleset_pb2, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
@@ -29,29 +40,169 @@ from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
 from .levels import policy_for_level
 from .turns import BotTurn, GameClient, play_bot_turn
 
-#: Seconds before the broker hands an unacknowledged task (its worker died) to another worker.
+log = logging.getLogger("verrater.ai.worker")
+
+#: Seconds before a Redis broker hands an unacknowledged task (its worker died) to another
+#: worker. RabbitMQ needs none: it redelivers when the worker's connection drops.
 VISIBILITY_TIMEOUT_DEFAULT = 30
+#: The queue of bot turns (and of compute_move, unless its caller names another).
+DEFAULT_QUEUE = "verrater.bots"
+#: Waits between attempts to reach the game service (UNAVAILABLE, DEADLINE_EXCEEDED): about
+#: 15 s in all, then the turn is left to the game service's re-announcement.
+RETRY_DELAYS_S = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+_RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
 
 
-def make_app(redis_url: str | None = None) -> Celery:
-    url = redis_url or os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
-    visibility = int(os.environ.get("VERRATER_TASK_VISIBILITY", VISIBILITY_TIMEOUT_DEFAULT))
-    app = Celery("verrater", broker=url, backend=url)
+@dataclass(frozen=True, slots=True)
+class WorkerSettings:
+    """What a worker (and a publisher of bot turns) needs to know."""
+
+    broker_url: str = "redis://127.0.0.1:6379/0"
+    #: Where compute_move's results go (None: the broker's Redis, or no results on RabbitMQ).
+    result_url: str | None = None
+    game_address: str = "127.0.0.1:50051"
+    token_secret: str = DEVELOPMENT_SECRET
+    visibility_timeout_s: int = VISIBILITY_TIMEOUT_DEFAULT
+    min_think_ms: float = 0.0
+    queue: str = DEFAULT_QUEUE
+
+    @property
+    def on_rabbitmq(self) -> bool:
+        return self.broker_url.startswith(("amqp://", "amqps://", "pyamqp://"))
+
+
+class _Process:
+    """This worker process's event loop and game client, for its life."""
+
+    def __init__(self, settings: WorkerSettings) -> None:
+        self.pid = os.getpid()
+        self.loop = asyncio.new_event_loop()
+        self.client = self.loop.run_until_complete(self._connect(settings))
+
+    @staticmethod
+    async def _connect(settings: WorkerSettings) -> GameClient:
+        # Made inside the loop it will run on (grpc.aio binds a channel to its loop).
+        return GameClient(settings.game_address, TokenIssuer(settings.token_secret))
+
+    def run(self, work: Callable[[GameClient], Awaitable[bool]]) -> bool:
+        return self.loop.run_until_complete(work(self.client))
+
+    def close(self) -> None:
+        self.loop.run_until_complete(self.client.close())
+        self.loop.close()
+
+
+def make_app(settings: WorkerSettings | None = None) -> Celery:
+    """The Celery app of workers and of the game service that sends them bot turns."""
+    settings = settings or WorkerSettings()
+    backend = settings.result_url
+    if backend is None and not settings.on_rabbitmq:
+        backend = settings.broker_url
+    app = Celery("verrater", broker=settings.broker_url, backend=backend)
+    transport: dict[str, Any] = {}
+    if settings.on_rabbitmq:
+        # Quorum queues are replicated and durable. Publishes are not confirmed (a confirm per
+        # turn cost ten times the publish): a lost turn is announced again by the game service.
+        app.conf.task_default_queue_type = "quorum"
+    else:
+        transport["visibility_timeout"] = settings.visibility_timeout_s
     app.conf.update(
+        task_default_queue=settings.queue,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
-        worker_prefetch_multiplier=1,
+        # A few turns ready per process: a move takes a millisecond or two, a fetch as long.
+        # Unacknowledged until played, so a dead worker's prefetched turns are redelivered too.
+        worker_prefetch_multiplier=4,
         task_serializer="json",
         result_serializer="json",
         accept_content=["json"],
         result_expires=3600,
-        broker_transport_options={"visibility_timeout": visibility},
+        broker_transport_options=transport,
         broker_connection_retry_on_startup=True,
         worker_hijack_root_logger=False,
     )
     app.task(name="verrater.compute_move")(compute_move)
-    app.task(name="verrater.bot_turn")(bot_turn)
+    process: list[_Process] = []
+
+    def this_process() -> _Process:
+        # Made after the fork (worker_process_init), or at first use in a solo worker.
+        if not process or process[0].pid != os.getpid():
+            process[:] = [_Process(settings)]
+        return process[0]
+
+    def bot_turn(**kwargs: Any) -> bool:
+        """Play one bot turn through the game API; True when the bot moved."""
+        turn = BotTurn.from_kwargs(**kwargs)
+        return _play_patiently(this_process(), turn, settings.min_think_ms / 1000)
+
+    app.task(name="verrater.bot_turn", ignore_result=True)(bot_turn)
+    app.verrater_settings = settings  # type: ignore[attr-defined]
+
+    @worker_process_init.connect(weak=False)
+    def _made(**_: Any) -> None:
+        this_process()
+
+    @worker_process_shutdown.connect(weak=False)
+    def _ending(**_: Any) -> None:
+        if process and process[0].pid == os.getpid():
+            process.pop().close()
+
     return app
+
+
+class TurnPublisher:
+    """Publishes bot turns on one long-lived producer (a publisher thread's own): Celery's
+    `send_task` took a pooled producer and rebuilt its options for every message, four times
+    the cost of the publish itself."""
+
+    def __init__(self, app: Celery, queue: str) -> None:
+        self._app = app
+        self._queue = app.amqp.queues[queue]
+        self._producer: Any = None
+
+    def publish(self, turns: list[BotTurn]) -> None:
+        """Send `turns` (blocking: call it off the event loop, from one thread at a time)."""
+        if self._producer is None:
+            self._producer = self._app.producer_pool.acquire(block=True)
+        try:
+            for turn in turns:
+                task_id = str(uuid.uuid4())
+                message = self._app.amqp.as_task_v2(
+                    task_id, "verrater.bot_turn", kwargs=turn.as_kwargs(), ignore_result=True
+                )
+                self._producer.publish(
+                    message.body,
+                    exchange="",
+                    routing_key=self._queue.name,
+                    headers=message.headers,
+                    serializer="json",
+                    declare=[self._queue],
+                    retry=True,
+                    retry_policy={"max_retries": 2, "interval_start": 0.1},
+                    **message.properties,
+                )
+        except Exception:
+            self.close()  # the next batch starts on a fresh connection
+            raise
+
+    def close(self) -> None:
+        if self._producer is not None:
+            producer, self._producer = self._producer, None
+            producer.release()
+
+
+def _play_patiently(process: _Process, turn: BotTurn, min_think_s: float) -> bool:
+    """`play_bot_turn`, retried with backoff while the game service cannot be reached."""
+    for delay in (*RETRY_DELAYS_S, None):
+        try:
+            return process.run(lambda client: play_bot_turn(client, turn, min_think_s))
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in _RETRIED or delay is None:
+                log.warning("bot turn %s failed: %s", turn.command_id, error.code())
+                return False
+            log.info("bot turn %s: %s, retrying in %ss", turn.command_id, error.code(), delay)
+            time.sleep(delay * random.uniform(0.8, 1.2))
+    return False
 
 
 def compute_move(view: str, ruleset: str, level: str, seed: int | None = None) -> dict[str, Any]:
@@ -61,25 +212,3 @@ def compute_move(view: str, ruleset: str, level: str, seed: int | None = None) -
     choice = policy_for_level(level).choose(player_view, rules, random.Random(seed))
     command = command_to_proto(choice.command).SerializeToString()
     return {"command": base64.b64encode(command).decode(), "reason": choice.reason}
-
-
-def bot_turn(
-    game_id: str, seat: int, version: int, level: str, turn_timer_expired: bool = False
-) -> bool:
-    """Play one bot turn through the game API; True when the bot moved."""
-    turn = BotTurn(game_id, seat, version, level, turn_timer_expired)
-    address = os.environ.get("VERRATER_GAME_ADDR", "127.0.0.1:50051")
-    issuer = TokenIssuer(os.environ.get("VERRATER_TOKEN_SECRET", DEVELOPMENT_SECRET))
-    think_s = float(os.environ.get("VERRATER_BOT_MIN_THINK_MS", "0")) / 1000
-
-    async def run() -> bool:
-        client = GameClient(address, issuer)
-        try:
-            return await play_bot_turn(client, turn, think_s)
-        finally:
-            await client.close()
-
-    return asyncio.run(run())
-
-
-app = make_app()

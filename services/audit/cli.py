@@ -43,7 +43,14 @@ def _add_source(parser: argparse.ArgumentParser) -> None:
 
 
 def _add_server(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", default=DEFAULT_SERVER, help=f"game server ({DEFAULT_SERVER})")
+    parser.add_argument(
+        "--server", default=DEFAULT_SERVER, help=f"the backend, lobby and game ({DEFAULT_SERVER})"
+    )
+    parser.add_argument(
+        "--game",
+        metavar="ADDR",
+        help="the game service, when it is not at --server (only the game service is asked)",
+    )
     parser.add_argument(
         "--token",
         help=f"a token of the server's issuer (default: ${TOKEN_ENV}, else one minted with "
@@ -64,7 +71,12 @@ def _fetch(game_id: str, args: argparse.Namespace) -> list[LogEntry]:
     from .client import fetch_log
 
     return asyncio.run(
-        fetch_log(game_id, server=args.server, token=args.token, issuer=Config.from_env().issuer)
+        fetch_log(
+            game_id,
+            server=args.game or args.server,
+            token=args.token,
+            issuer=Config.from_env().issuer,
+        )
     )
 
 

@@ -62,35 +62,44 @@ async def simulate(
     level: str = "normal",
     *,
     server: str | None = None,
+    lobby: str | None = None,
+    game: str | None = None,
     timeout: float = DEFAULT_TIMEOUT_SECONDS,
 ) -> SimulatedGame:
-    """Play one game of `players` bots at `level` on `server` (embedded when None)."""
+    """Play one game of `players` bots at `level` on `server` (lobby and game), or on a `lobby`
+    and a `game` service apart (each defaults to `server`); embedded when none is given."""
     if players not in PLAYER_COUNTS:
         raise ValueError(f"players must be {PLAYER_COUNTS_TEXT}")
     if level not in LEVELS:
         raise ValueError(f"level must be one of {', '.join(LEVELS)}")
     backend: Backend | None = None
-    if server is None:
+    lobby_address, game_address = lobby or server, game or server
+    if lobby_address is None or game_address is None:
+        if lobby_address is not None or game_address is not None:
+            raise ValueError("give both the lobby and the game address, or --server")
         backend = await _start_embedded()
-        address = f"127.0.0.1:{backend.port}"
-    else:
-        address = server
+        lobby_address = game_address = f"127.0.0.1:{backend.port}"
     try:
         async with asyncio.timeout(timeout):
-            return await _play(address, players, LEVELS[level])
+            return await _play(lobby_address, game_address, players, LEVELS[level])
     except TimeoutError:
         raise SimulationError(f"the game did not end within {timeout:.0f} s") from None
     except aio.AioRpcError as error:
-        raise SimulationError(_explain(error, address)) from None
+        raise SimulationError(_explain(error, f"{lobby_address} / {game_address}")) from None
     finally:
         if backend is not None:
             await backend.stop(None)
 
 
-async def _play(address: str, players: int, level: events_pb2.BotLevel.ValueType) -> SimulatedGame:
-    async with aio.insecure_channel(address) as channel:
-        lobby: lobby_pb2_grpc.LobbyServiceAsyncStub = lobby_pb2_grpc.LobbyServiceStub(channel)
-        game: game_pb2_grpc.GameServiceAsyncStub = game_pb2_grpc.GameServiceStub(channel)
+async def _play(
+    lobby_address: str, game_address: str, players: int, level: events_pb2.BotLevel.ValueType
+) -> SimulatedGame:
+    async with (
+        aio.insecure_channel(lobby_address) as lobby_channel,
+        aio.insecure_channel(game_address, options=BALANCED) as game_channel,
+    ):
+        lobby: lobby_pb2_grpc.LobbyServiceAsyncStub = lobby_pb2_grpc.LobbyServiceStub(lobby_channel)
+        game: game_pb2_grpc.GameServiceAsyncStub = game_pb2_grpc.GameServiceStub(game_channel)
         session = (
             await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name=ORGANISER_NAME))
         ).session
@@ -112,7 +121,7 @@ async def _play(address: str, players: int, level: events_pb2.BotLevel.ValueType
         ).table
         await _follow_to_the_end(game, started.game_id, organiser)
     try:
-        entries = await fetch_log(started.game_id, server=address, token=session.token)
+        entries = await fetch_log(started.game_id, server=game_address, token=session.token)
     except FetchError as error:
         raise SimulationError(str(error)) from None
     return SimulatedGame(started.game_id, entries)
@@ -144,6 +153,10 @@ async def _follow_to_the_end(
             updates.cancel()
 
 
+#: Game addresses naming several replicas (`dns:///`, `ipv4:a,b`): calls spread over them.
+BALANCED = (("grpc.lb_policy_name", "round_robin"),)
+
+
 def _explain(error: aio.AioRpcError, address: str) -> str:
     if error.code() is grpc.StatusCode.UNAVAILABLE:
         return f"cannot reach the backend at {address}: {error.details()}"
@@ -165,6 +178,14 @@ def add_simulate_command(commands: argparse._SubParsersAction[argparse.ArgumentP
         "process, in memory",
     )
     simulate_parser.add_argument(
+        "--lobby", metavar="ADDR", help="the lobby of a distributed backend (default: --server)"
+    )
+    simulate_parser.add_argument(
+        "--game",
+        metavar="ADDR",
+        help="its game service, e.g. dns:///game.example:50051 (default: --server)",
+    )
+    simulate_parser.add_argument(
         "--out", metavar="LOG.jsonl", help="write the finished game's log here (export format)"
     )
     simulate_parser.add_argument(
@@ -179,9 +200,16 @@ def add_simulate_command(commands: argparse._SubParsersAction[argparse.ArgumentP
 def _simulate(args: argparse.Namespace) -> int:
     try:
         played = asyncio.run(
-            simulate(args.players, args.level, server=args.server, timeout=args.timeout)
+            simulate(
+                args.players,
+                args.level,
+                server=args.server,
+                lobby=args.lobby,
+                game=args.game,
+                timeout=args.timeout,
+            )
         )
-    except SimulationError as problem:
+    except (SimulationError, ValueError) as problem:
         print(f"verrater simulate: {problem}", file=sys.stderr)
         return 2
     print(played.game_id)

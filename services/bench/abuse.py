@@ -159,9 +159,7 @@ async def _run(
         # The canary has its own connection, as a player elsewhere would.
         async with aio.insecure_channel(f"127.0.0.1:{port}") as canary_channel:
             tally = Tally()
-            stub: game_pb2_grpc.GameServiceAsyncStub = game_pb2_grpc.GameServiceStub(
-                canary_channel
-            )
+            stub: game_pb2_grpc.GameServiceAsyncStub = game_pb2_grpc.GameServiceStub(canary_channel)
             canary = asyncio.create_task(
                 play_games(
                     stub,

@@ -3,30 +3,51 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import statistics
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import grpc
+import kombu
 from grpc import aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.devtools.redis_server import free_port
 
 __all__ = [
+    "CHANNEL_OPTIONS",
     "cpu_ms_per",
     "cpu_seconds",
     "free_port",
     "percentile",
+    "private_queue",
     "rss_mb",
     "verrater_process",
     "wait_until_serving",
 ]
+
+
+#: Channels to game replicas listed as `ipv4:a,b`: calls spread over them.
+CHANNEL_OPTIONS = (("grpc.lb_policy_name", "round_robin"),)
+
+
+@contextmanager
+def private_queue(broker_url: str) -> Iterator[str]:
+    """A bot-turn queue name of this run's own, deleted at the end: a RabbitMQ is shared with
+    whatever else runs on the machine (a private Redis needs no such care, but gets one too)."""
+    name = f"verrater.bench.{uuid.uuid4().hex[:12]}"
+    try:
+        yield name
+    finally:
+        with contextlib.suppress(Exception), kombu.Connection(broker_url) as connection:
+            kombu.Queue(name, channel=connection.default_channel).delete()
 
 
 @contextmanager

@@ -1,17 +1,24 @@
 """`verrater bench load`: the whole distributed stack under many concurrent games.
 
-Starts Redis (REDIS_URL, or a private redis-server), `verrater serve lobby`, `verrater serve
-game`, `verrater serve ai` and two `verrater worker` processes, then plays G games, C at a time,
-from the lobby to the final score: one scripted seat per game (thinking an exponentially
-distributed time of mean T ms before each decision) and three bot seats played by the Celery
-workers. It reports games finished per minute, commands per second (all seats), the scripted
-seat's SubmitCommand latency, bot-move latency (from the state where a bot must act to the
-bot's decision arriving on the Watch stream) and each process's peak memory.
+Starts Redis (REDIS_URL, or a private redis-server), `verrater serve lobby`, N `verrater serve
+game` replicas (two by default; the lobby, the workers and the load generator balance over them
+round robin), `verrater serve ai` and two `verrater worker` processes on a broker (`--broker`: a
+RabbitMQ URL, or by default the same Redis), then plays G games, C at a time, from the lobby to
+the final score: one scripted seat per game (thinking an exponentially distributed time of mean
+T ms before each decision) and three bot seats played by the Celery workers.
+
+It reports commands per second in the steady state (all seats' decisions while every slot has
+a game in play: the ramp while the stack comes up and the games are set up, and the tail where
+the last games finish one by one, are left out) and over the whole run, games finished per
+minute, the scripted seat's SubmitCommand latency, bot-move latency (from the state where a bot
+must act to the bot's decision arriving on the Watch stream), each process's peak memory and
+its CPU per command.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import re
 import time
@@ -35,7 +42,15 @@ from services.devtools.redis_server import local_redis
 from services.engine import DECISION_EVENTS
 from services.rpc import bearer
 
-from .common import free_port, percentile, verrater_process, wait_until_serving
+from .common import (
+    CHANNEL_OPTIONS,
+    cpu_seconds,
+    free_port,
+    percentile,
+    private_queue,
+    verrater_process,
+    wait_until_serving,
+)
 
 SECRET = "load-bench-secret-only-for-this-local-run"
 
@@ -47,6 +62,34 @@ class _Tally:
     commands: int = 0
     games: int = 0
     errors: int = 0
+    #: The steady state: from the first decision seen to the first slot left without a game.
+    first_command: float | None = None
+    steady_until: float | None = None
+    steady_commands: int = 0
+
+    def command(self) -> None:
+        now = time.perf_counter()
+        if self.first_command is None:
+            self.first_command = now
+        self.commands += 1
+        if self.steady_until is None:
+            self.steady_commands += 1
+
+    def steady_rate(self) -> float:
+        if self.first_command is None:
+            return 0.0
+        until = self.steady_until or time.perf_counter()
+        return self.steady_commands / max(until - self.first_command, 1e-9)
+
+
+def _cpu_of_tree(pid: int) -> float:
+    """CPU seconds of a process and its children so far (0 when gone)."""
+    total = cpu_seconds(pid) or 0.0
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return total
+    return total + sum(_cpu_of_tree(int(child)) for child in children)
 
 
 def _peak_memory_mb(pid: int) -> float:
@@ -93,7 +136,7 @@ async def _one_game(
             tally.bot_move_ms.append((time.perf_counter() - bot_waiting_since) * 1000)
             bot_waiting_since = None
         if update.event.WhichOneof("event") in _DECISIONS:
-            tally.commands += 1
+            tally.command()
         if not update.HasField("view"):
             continue
         view = update.view
@@ -130,7 +173,7 @@ _DECISIONS = frozenset(
 
 async def _drive(
     lobby_port: int,
-    game_port: int,
+    game_address: str,
     *,
     games: int,
     concurrency: int,
@@ -140,7 +183,7 @@ async def _drive(
     tally = _Tally()
     async with (
         aio.insecure_channel(f"127.0.0.1:{lobby_port}") as lobby_channel,
-        aio.insecure_channel(f"127.0.0.1:{game_port}") as game_channel,
+        aio.insecure_channel(game_address, options=CHANNEL_OPTIONS) as game_channel,
     ):
         await wait_until_serving(lobby_channel)
         await wait_until_serving(game_channel)
@@ -155,25 +198,40 @@ async def _drive(
             while time.monotonic() < deadline:
                 async with lock:
                     if started >= games:
-                        return
+                        break
                     started += 1
                 await _one_game(lobby, game, think_ms, rng, tally)
+            if tally.steady_until is None:
+                tally.steady_until = time.perf_counter()
 
         await asyncio.gather(*[slot(i) for i in range(concurrency)])
     return tally
 
 
 def run_load_bench(
-    games: int, concurrency: int, duration: float, think_ms: float, redis_url: str | None
+    games: int,
+    concurrency: int,
+    duration: float,
+    think_ms: float,
+    redis_url: str | None,
+    *,
+    broker_url: str | None = None,
+    replicas: int = 2,
 ) -> dict[str, Any]:
     """Run the whole stack and drive it; the figures as one JSON-ready dict."""
     with ExitStack() as stack:
         url = redis_url or stack.enter_context(local_redis())
-        lobby_port, game_port, ai_port = free_port(), free_port(), free_port()
+        broker = broker_url or url
+        queue = stack.enter_context(private_queue(broker))
+        lobby_port, ai_port = free_port(), free_port()
+        game_ports = [free_port() for _ in range(replicas)]
+        game_address = "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in game_ports)
         env = {
             "REDIS_URL": url,
+            "VERRATER_BROKER_URL": broker,
+            "VERRATER_BOT_QUEUE": queue,
             "VERRATER_TOKEN_SECRET": SECRET,
-            "VERRATER_GAME_ADDR": f"127.0.0.1:{game_port}",
+            "VERRATER_GAME_ADDR": game_address,
             "VERRATER_LOG_LEVEL": "WARNING",
             "VERRATER_COMMAND_RATE": "0",
             "VERRATER_LOBBY_RATE": "0",
@@ -182,28 +240,30 @@ def run_load_bench(
             "VERRATER_GUEST_GLOBAL_RATE": "0",
             "VERRATER_PEER_TABLES": "0",
         }
-        processes = {
-            "game": stack.enter_context(
-                verrater_process(
-                    ["serve", "game"], {**env, "VERRATER_BIND": f"127.0.0.1:{game_port}"}
-                )
-            ),
-            "lobby": stack.enter_context(
-                verrater_process(
-                    ["serve", "lobby"], {**env, "VERRATER_BIND": f"127.0.0.1:{lobby_port}"}
-                )
-            ),
-            "ai": stack.enter_context(
-                verrater_process(["serve", "ai"], {**env, "VERRATER_BIND": f"127.0.0.1:{ai_port}"})
-            ),
-            "worker-1": stack.enter_context(verrater_process(["worker"], env)),
-            "worker-2": stack.enter_context(verrater_process(["worker"], env)),
-        }
+        processes = {}
+        for index, port in enumerate(game_ports, start=1):
+            name = "game" if replicas == 1 else f"game-{index}"
+            processes[name] = stack.enter_context(
+                verrater_process(["serve", "game"], {**env, "VERRATER_BIND": f"127.0.0.1:{port}"})
+            )
+        processes["lobby"] = stack.enter_context(
+            verrater_process(
+                ["serve", "lobby"], {**env, "VERRATER_BIND": f"127.0.0.1:{lobby_port}"}
+            )
+        )
+        processes["ai"] = stack.enter_context(
+            verrater_process(["serve", "ai"], {**env, "VERRATER_BIND": f"127.0.0.1:{ai_port}"})
+        )
+        for index in (1, 2):
+            processes[f"worker-{index}"] = stack.enter_context(
+                verrater_process(["worker", "--concurrency", "2"], env)
+            )
         started = time.monotonic()
+        client_cpu = cpu_seconds(os.getpid()) or 0.0
         tally = asyncio.run(
             _drive(
                 lobby_port,
-                game_port,
+                game_address,
                 games=games,
                 concurrency=concurrency,
                 think_ms=think_ms,
@@ -212,13 +272,23 @@ def run_load_bench(
         )
         elapsed = time.monotonic() - started
         memory = {name: round(_peak_memory_mb(p.pid), 1) for name, p in processes.items()}
+        cpu = {
+            name: round(_cpu_of_tree(p.pid) * 1000 / max(tally.commands, 1), 3)
+            for name, p in processes.items()
+        }
+        cpu["load-generator"] = round(
+            ((cpu_seconds(os.getpid()) or 0.0) - client_cpu) * 1000 / max(tally.commands, 1), 3
+        )
     return {
         "games": tally.games,
         "concurrency": concurrency,
         "think_ms": think_ms,
+        "broker": broker.split("://", 1)[0],
+        "game_replicas": replicas,
         "seconds": round(elapsed, 1),
         "games_per_min": round(tally.games / elapsed * 60, 1),
-        "commands_per_s": round(tally.commands / elapsed, 1),
+        "commands_per_s": round(tally.steady_rate(), 1),
+        "overall_commands_per_s": round(tally.commands / elapsed, 1),
         "p50_ms": round(percentile(tally.submit_ms, 0.50), 2),
         "p95_ms": round(percentile(tally.submit_ms, 0.95), 2),
         "p99_ms": round(percentile(tally.submit_ms, 0.99), 2),
@@ -226,4 +296,5 @@ def run_load_bench(
         "bot_move_p99_ms": round(percentile(tally.bot_move_ms, 0.99), 2),
         "stale_retries": tally.errors,
         "peak_memory_mb": memory,
+        "cpu_ms_per_command": cpu,
     }

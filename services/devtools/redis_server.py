@@ -137,6 +137,16 @@ class RedisServer:
             self.stop()
         self.start()
 
+    def pause(self) -> None:
+        """Freeze the server (SIGSTOP): connections stay open and nothing answers, as when a
+        Redis host stalls; :meth:`resume` lets it go on."""
+        if self._process is not None:
+            self._process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        if self._process is not None:
+            self._process.send_signal(signal.SIGCONT)
+
     def __enter__(self) -> Self:
         self.start()
         return self

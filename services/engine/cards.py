@@ -241,7 +241,5 @@ ACTION_CARD_SPECS: tuple[ActionCardSpec, ...] = (
         victory_points=STRATEGIST_POINTS,
         takes_strategist=True,
     ),
-    ActionCardSpec(
-        ActionCard.FARMER, "Bauer", cards_drawn=FARMER_DRAW, replaces_estate_draw=True
-    ),
+    ActionCardSpec(ActionCard.FARMER, "Bauer", cards_drawn=FARMER_DRAW, replaces_estate_draw=True),
 )

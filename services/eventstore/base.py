@@ -199,6 +199,13 @@ class EventStore(abc.ABC):
         releases everything it held, or raises :class:`StoreClosed` when the store closes.
         """
 
+    async def incarnation(self) -> str:
+        """What names this run of the backing store: it changes when the store restarts (and may
+        then hold less than before: restored from an older copy, or lost its last writes).
+        Raises :class:`StoreUnavailable` when the store cannot be reached, so it also serves as
+        a health probe. A store that lives in this process never changes."""
+        return ""
+
     @property
     @abc.abstractmethod
     def live_subscriptions(self) -> int:

@@ -40,6 +40,15 @@ class CachedGame:
     # When the game came to rest at `state` (the last batch's append, Unix ms; 0: unknown, a
     # log written before times were recorded): a timed decision is due turn_seconds after it.
     rest_since_ms: int = 0
+    # The hash of the last cached event ("" when unknown): tells a store that lost or rewrote
+    # this game's latest events (restored from an older copy) from one that has them.
+    head_hash: str = ""
+    # The wake-up this replica last set for the game (services/game/timers.py), as (the version
+    # it was set at, the wake time or None); None when unknown (loaded cold, say).
+    wake: tuple[int, int | None] | None = None
+    # Dropped from the cache because the store no longer holds what it has (a rollback): whoever
+    # still holds this object loads the game again.
+    dropped: bool = False
 
     def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
         """Add whole batches (an append is atomic, so a read never splits one): the records,

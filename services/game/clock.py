@@ -41,3 +41,11 @@ def human_seats_to_act(state: GameState) -> tuple[int, ...]:
     if not seating:
         return ()
     return tuple(seat for seat in to_act(state) if seating[seat].bot_level is None)
+
+
+def bot_seats_to_act(state: GameState) -> tuple[int, ...]:
+    """The seats that must decide and are bots (their turns may need announcing again)."""
+    seating = state.seating
+    if not seating or state.phase is Phase.GAME_OVER:
+        return ()
+    return tuple(seat for seat in to_act(state) if seating[seat].bot_level is not None)

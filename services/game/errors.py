@@ -7,6 +7,7 @@ The engine's `RuleViolation` and the codec's `MalformedCommand` reach the edge a
 from __future__ import annotations
 
 from services.errors import Reason, ServiceError
+from services.eventstore import StoreUnavailable
 
 
 class GameNotFound(ServiceError):
@@ -88,4 +89,15 @@ class NotYourSeat(ServiceError):
         super().__init__(
             Reason.NOT_YOUR_SEAT,
             f"your token is not bound to a seat in game {game_id}; ask the lobby for a seat token",
+        )
+
+
+class HistoryChanged(StoreUnavailable):
+    """The store no longer holds the game as this replica knew it (restored from an older copy,
+    or it lost its last writes): the replica dropped its copy; read the game again."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(
+            f"game {game_id}: the store no longer holds the latest events this replica had "
+            "(restored from an older copy?): read the game again"
         )

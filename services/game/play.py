@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from services.engine import PlayerCommand
 from services.errors import Reason, ServiceError
 
-from .service import CommandResult, GameApplication, Update, WatchMode
+from .service import GameApplication, Update, WatchMode
+from .values import CommandResult
 
 #: Messages that may wait for a Play client before it is cut off (it is not reading).
 DEFAULT_MAX_PENDING = 32

@@ -34,7 +34,8 @@ from services.rpc import (
 
 from . import messages
 from .play import DEFAULT_MAX_PENDING, Answer, PlaySession
-from .service import GameApplication, NewGame
+from .service import GameApplication
+from .values import NewGame
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 #: Decisions sent on a Play stream count against SubmitCommand's rate limit.

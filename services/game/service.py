@@ -26,14 +26,12 @@ from services.engine import (
     SEED_BYTES,
     CreateGame,
     Event,
-    ExplicitSetup,
     GameState,
     Phase,
     PlayerCommand,
     PlayerView,
     Ruleset,
     RuleViolation,
-    SeatAssignment,
     at_rest,
     decide,
     evolve,
@@ -47,24 +45,28 @@ from services.engine import (
 )
 from services.errors import Reason, ServiceError
 from services.eventstore import EventStore, EventStoreError, StoredEvent, VersionConflict
-from services.observability import ACTIVE_GAMES, APPEND_SECONDS
+from services.observability import ACTIVE_GAMES, APPEND_SECONDS, BOT_TASK_SECONDS
 
 from .cache import CachedGame
-from .clock import deadline_ms
+from .clock import deadline_ms, human_seats_to_act
 from .errors import (
     CommandIdReused,
     GameAlreadyExists,
     GameNotFinished,
     GameNotFound,
+    HistoryChanged,
     SeatNotInGame,
     SpectatorHasNoTurns,
     StaleVersion,
     VersionOutOfRange,
 )
-from .timers import TurnTimers, next_wake
+from .timers import TurnTimers, next_wake, wake_stands
+from .values import CommandResult, NewGame, Seen
 
 logger = logging.getLogger(__name__)
 
+#: The command ids of bots' decisions begin so (services/ai/turns.py): their latency is measured.
+BOT_COMMAND_PREFIX = "bot:"
 #: How often one command is re-decided after losing an append race before giving up.
 MAX_ATTEMPTS = 8
 
@@ -81,46 +83,6 @@ def _decides(before: GameState, command: PlayerCommand, decision: Event) -> bool
 def _check_seat(state: GameState, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < len(state.vp):
         raise SeatNotInGame(seat, len(state.vp))
-
-
-@dataclass(frozen=True, slots=True)
-class CommandResult:
-    """The outcome of a command: the events it caused (versions first..last) and the state."""
-
-    first_version: int
-    events: tuple[Event, ...]
-    before: GameState
-    state: GameState
-    replayed: bool
-
-    @property
-    def version(self) -> int:
-        return self.first_version + len(self.events) - 1
-
-    def events_for(self, seat: int | None) -> list[Event]:
-        """The command's events as `seat` may see them (each redacted against the state
-        before it)."""
-        visible = []
-        state = self.before
-        for event in self.events:
-            visible.append(redact_event(event, seat, state))
-            state = evolve(state, event)
-        return visible
-
-
-@dataclass(frozen=True, slots=True)
-class NewGame:
-    """A game to start: what the lobby (or a sandbox tool) asks for. The seed and the ruleset
-    are chosen here unless fixed (a fixed seed or setup is for sandbox and teaching tables)."""
-
-    players: int
-    game_id: str = ""
-    builder_may_move: bool = False
-    setup: ExplicitSetup | None = None
-    seed: bytes | None = None
-    seats: tuple[SeatAssignment, ...] = ()
-    ranked: bool = False
-    turn_seconds: int = 0
 
 
 class WatchMode(enum.Enum):
@@ -168,14 +130,6 @@ class Announcement:
     first: Record | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Seen:
-    """A view, and when the decision it awaits is due (None: no turn timer or none awaited)."""
-
-    view: PlayerView
-    deadline_ms: int | None
-
-
 class GameApplication:
     """Create games, take commands, answer views and live updates, for any number of games."""
 
@@ -188,10 +142,13 @@ class GameApplication:
         announce: Callable[[Announcement], None] | None = None,
         timers: TurnTimers | None = None,
         clock: Callable[[], float] = time.time,
+        bot_recheck_ms: int = 0,
     ) -> None:
         """`announce` hears of every state this replica appended (and of each game it loads
         cold), so bots, stats and notifications can act on it; `timers` are set for every
-        timed decision (services/game/timers.py); `clock` stamps each batch's append time.
+        timed decision (services/game/timers.py), and, with `bot_recheck_ms`, for every state
+        where bots must act (their turns are announced again if they stay unanswered); `clock`
+        stamps each batch's append time.
 
         At most `cache_size` games stay cached, and of those at most `finished_cache_size`
         finished ones (the most recently finished): a finished game is only read again for its
@@ -207,6 +164,7 @@ class GameApplication:
         self._announce = announce or (lambda announcement: None)
         self._timers = timers
         self._clock = clock
+        self._bot_recheck_ms = bot_recheck_ms
         ACTIVE_GAMES.set_function(self._active_games)
 
     def _active_games(self) -> int:
@@ -262,28 +220,50 @@ class GameApplication:
 
     async def _top_up(self, game_id: str, game: CachedGame) -> None:
         """Fold whatever other replicas appended since the cached version."""
-        stored = await self.store.read(game_id, after_version=game.state.version)
+        known = game.state.version
+        # Read from our last event on: the store must still hold it, or it went back in time
+        # (restored from an older copy, lost its last writes) and our copy must go.
+        after = known - 1 if known and game.head_hash else known
+        stored = await self.store.read(game_id, after_version=after)
+        if after < known:
+            if not stored or stored[0].hash != game.head_hash:
+                self._drop(game_id, game, stored[-1].version if stored else 0)
+                raise HistoryChanged(game_id)
+            stored = stored[1:]
         if stored:
             records = [decode_record(item.payload) for item in stored]
             state = game.state
             for record in records:
                 state = evolve(state, record.event)
             game.apply(records, [item.payload for item in stored], state)
+            game.head_hash = stored[-1].hash
             self._retire_if_finished(game_id, game)
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
     async def _came_to_rest(
-        self, game_id: str, game: CachedGame, command_id: str, first: Record | None = None
+        self,
+        game_id: str,
+        game: CachedGame,
+        command_id: str,
+        first: Record | None = None,
+        before_version: int = -1,
     ) -> None:
         """Announce the game's new state and set its turn timer."""
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
         self._announce(Announcement(game_id, state, command_id, deadline, first))
-        if self._timers is not None and state.turn_seconds > 0:
-            wake = next_wake(state, game.rest_since_ms, self._now_ms())
-            await self._timers.set(game_id, state.version, wake)
+        if self._timers is not None:
+            wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._bot_recheck_ms)
+            if not human_seats_to_act(state) and wake_stands(game.wake, before_version, wake):
+                # Only bots act, and an earlier look at the game is already due, set here for
+                # the state this one follows: when it comes, the sweeper sets the next wake-up
+                # from the state it finds (saves a Redis call per bot move).
+                game.wake = (state.version, game.wake[1] if game.wake else None)
+            else:
+                await self._timers.set(game_id, state.version, wake)
+                game.wake = (state.version, wake)
 
     async def resting(self, game_id: str) -> tuple[GameState, int]:
         """The game's current state and when it came to rest (for its turn timer)."""
@@ -338,14 +318,15 @@ class GameApplication:
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
         try:
-            await self.store.append(game_id, 0, payloads)
+            stored = await self.store.append(game_id, 0, payloads)
         except VersionConflict as conflict:
             raise GameAlreadyExists(game_id) from conflict
-        game = CachedGame(initial_state())
+        game = CachedGame(initial_state(), wake=(0, None))
         game.apply(records, payloads, state)
+        game.head_hash = stored[-1].hash
         self._cache[game_id] = game
         self._evict()
-        await self._came_to_rest(game_id, game, "", records[0])
+        await self._came_to_rest(game_id, game, "", records[0], before_version=0)
         return state
 
     async def submit(
@@ -359,40 +340,110 @@ class GameApplication:
         turn_timer_expired: bool = False,
     ) -> CommandResult:
         """Decide and append one player command; RuleViolation and StaleVersion change nothing."""
-        game = await self._cached(game_id)
-        async with game.lock:
-            for _ in range(MAX_ATTEMPTS):
-                if command_id and (seat, command_id) in game.commands:
-                    first, last = game.commands[(seat, command_id)]
-                    before = fold(game.events(1, first - 1))
-                    batch = game.events(first, last)
-                    if not _decides(before, command, batch[0]):
-                        raise CommandIdReused(command_id, first)
-                    return CommandResult(first, batch, before, fold(batch, before), True)
-                current = game.state.version
-                if expected_version is not None and expected_version != current:
-                    if expected_version < current:
-                        raise StaleVersion(expected_version, current)
-                    await self._top_up(game_id, game)  # another replica may be ahead of us
-                    if expected_version != game.state.version:
-                        raise StaleVersion(expected_version, game.state.version)
-                    continue
-                events, state = execute(game.state, command)
-                records = [Record(events[0], command_id, turn_timer_expired, self._now_ms())]
-                records.extend(Record(event) for event in events[1:])
-                payloads = [encode_record(r) for r in records]
-                try:
-                    with APPEND_SECONDS.time():
-                        await self.store.append(game_id, current, payloads)
-                except VersionConflict:
-                    await self._top_up(game_id, game)
-                    continue
-                before = game.state
-                game.apply(records, payloads, state)
-                await self._came_to_rest(game_id, game, command_id, records[0])
-                self._retire_if_finished(game_id, game)
-                return CommandResult(current + 1, tuple(events), before, state, False)
+        for _ in range(MAX_ATTEMPTS):
+            game = await self._cached(game_id)
+            async with game.lock:
+                if game.dropped:
+                    continue  # the store went back in time meanwhile: load the game again
+                with contextlib.suppress(HistoryChanged):
+                    result = await self._attempt(
+                        game_id,
+                        game,
+                        seat,
+                        command,
+                        expected_version=expected_version,
+                        command_id=command_id,
+                        turn_timer_expired=turn_timer_expired,
+                    )
+                    if result is not None:
+                        return result
         raise StaleVersion(expected_version or game.state.version, game.state.version)
+
+    async def _attempt(
+        self,
+        game_id: str,
+        game: CachedGame,
+        seat: int,
+        command: PlayerCommand,
+        *,
+        expected_version: int | None,
+        command_id: str,
+        turn_timer_expired: bool,
+    ) -> CommandResult | None:
+        """One try at a command under the game's lock: its result, or None to try again."""
+        if command_id and (seat, command_id) in game.commands:
+            first, last = game.commands[(seat, command_id)]
+            before = fold(game.events(1, first - 1))
+            batch = game.events(first, last)
+            if not _decides(before, command, batch[0]):
+                raise CommandIdReused(command_id, first)
+            return CommandResult(first, batch, before, fold(batch, before), True)
+        current = game.state.version
+        if expected_version is not None and expected_version != current:
+            if expected_version < current:
+                raise StaleVersion(expected_version, current)
+            await self._top_up(game_id, game)  # another replica may be ahead of us
+            if expected_version != game.state.version:
+                raise StaleVersion(expected_version, game.state.version)
+            return None
+        events, state = execute(game.state, command)
+        records = [Record(events[0], command_id, turn_timer_expired, self._now_ms())]
+        records.extend(Record(event) for event in events[1:])
+        payloads = [encode_record(r) for r in records]
+        try:
+            with APPEND_SECONDS.time():
+                stored = await self.store.append(game_id, current, payloads)
+        except VersionConflict as conflict:
+            if conflict.actual <= current:
+                # The store lost or rewrote what the cache holds (restored from an older copy,
+                # or it lost its last writes): go on from what the store holds.
+                self._drop(game_id, game, conflict.actual)
+            else:
+                await self._top_up(game_id, game)
+            return None
+        before, waited_since = game.state, game.rest_since_ms
+        game.apply(records, payloads, state)
+        game.head_hash = stored[-1].hash
+        if command_id.startswith(BOT_COMMAND_PREFIX) and waited_since:
+            BOT_TASK_SECONDS.observe(max(0, records[0].recorded_at_ms - waited_since) / 1000)
+        await self._came_to_rest(game_id, game, command_id, records[0], current)
+        self._retire_if_finished(game_id, game)
+        return CommandResult(current + 1, tuple(events), before, state, False)
+
+    def _drop(self, game_id: str, game: CachedGame, stored_version: int) -> None:
+        """Forget a cached game the store no longer agrees with; its watchers are told to
+        reconnect (they read the game again from the store)."""
+        logger.warning(
+            "game %s: the store (at version %d) lost or rewrote this replica's version %d: "
+            "reloading it from the store",
+            game_id,
+            stored_version,
+            game.state.version,
+        )
+        game.dropped = True
+        if self._cache.get(game_id) is game:
+            del self._cache[game_id]
+            self._finished.pop(game_id, None)
+        game.feed_error = HistoryChanged(game_id)
+        game.notify()
+
+    async def check_history(self) -> int:
+        """Compare every cached game with the store and drop those the store holds less of, or
+        another history of (after a restart of the store: it may have been restored from an
+        older copy, or have lost its last second of writes); how many were dropped."""
+        dropped = 0
+        for game_id, game in list(self._cache.items()):
+            async with game.lock:
+                if game.dropped:
+                    continue
+                # The store's event at our version: missing, or another, and ours is gone
+                # (the store may have gone on past it since, on another history).
+                known = game.state.version
+                held = await self.store.read(game_id, after_version=known - 1, limit=1)
+                if not held or held[0].hash != game.head_hash:
+                    self._drop(game_id, game, held[0].version if held else 0)
+                    dropped += 1
+        return dropped
 
     # --- reading ---------------------------------------------------------------------------
 

@@ -14,6 +14,12 @@ or on any replica, and the outcome is the same; what must not happen is that non
 Turns of minutes or days (correspondence games) work the same way: nothing is held in memory or
 in a broker's countdown, and a restart loses nothing. In memory for embedded mode, on Redis (a
 sorted set of wake times and a hash of versions) when distributed.
+
+Bot turns use the same wake-ups: a state where bots must act is looked at again `recheck_ms`
+after the game came to rest, then at doubling intervals (up to `MAX_RECHECK_MS`); if the bots
+still owe their move then, their turns are announced again (the task or its worker was lost).
+So a pending bot turn is durable state any replica acts on, one entry per game, and nothing is
+resent once the game moved on or ended.
 """
 
 from __future__ import annotations
@@ -23,15 +29,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.engine import GameState
+from services.eventstore import StoreUnavailable
 
-from .clock import deadline_ms, human_seats_to_act, warning_ms
+from .clock import bot_seats_to_act, deadline_ms, human_seats_to_act, warning_ms
 from .errors import GameNotFound
 
 log = logging.getLogger("verrater.game.timers")
@@ -43,6 +50,17 @@ DEFAULT_LEASE_MS = 30_000
 POLL_INTERVAL_S = 0.5
 #: Timers handled per claim.
 CLAIM_BATCH = 100
+#: The longest interval between two looks at a game whose bots still owe their move.
+MAX_RECHECK_MS = 60_000
+
+
+@contextlib.contextmanager
+def _as_store_errors() -> Iterator[None]:
+    """Redis unreachable, busy loading or timing out is the store being unavailable."""
+    try:
+        yield
+    except (RedisConnectionError, RedisTimeoutError, TimeoutError) as error:
+        raise StoreUnavailable(f"turn timers unreachable: {error!r}") from error
 
 
 class TurnTimers(abc.ABC):
@@ -149,28 +167,56 @@ class RedisTurnTimers(TurnTimers):
 
     async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
         wake = "-" if wake_ms is None else str(wake_ms)
-        await self._set(keys=[self._wake_key, self._version_key], args=[game_id, version, wake])
+        with _as_store_errors():
+            await self._set(keys=[self._wake_key, self._version_key], args=[game_id, version, wake])
 
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> list[str]:
-        due = await self._claim(keys=[self._wake_key], args=[now_ms, lease_ms, limit])
+        with _as_store_errors():
+            due = await self._claim(keys=[self._wake_key], args=[now_ms, lease_ms, limit])
         return [game.decode() if isinstance(game, bytes) else str(game) for game in due]
 
     async def next_wake_ms(self) -> int | None:
-        first = await self._redis.zrange(self._wake_key, 0, 0, withscores=True)
+        with _as_store_errors():
+            first = await self._redis.zrange(self._wake_key, 0, 0, withscores=True)
         return int(first[0][1]) if first else None
 
     async def close(self) -> None:
         await self._redis.aclose()
 
 
-def next_wake(state: GameState, rest_since_ms: int, now_ms: int) -> int | None:
-    """When to look at a game next, as of `state`: at the warning, else at the deadline; None
-    when no person's timed decision is awaited."""
+def next_wake(state: GameState, rest_since_ms: int, now_ms: int, recheck_ms: int = 0) -> int | None:
+    """When to look at a game next, as of `state`: at the warning, else at the deadline of a
+    person's timed decision; when bots must act (and `recheck_ms` is set), at their next
+    recheck; None when nothing is awaited."""
+    wakes = []
     deadline = deadline_ms(state, rest_since_ms)
-    if deadline is None or not human_seats_to_act(state):
-        return None
-    warning = warning_ms(state, deadline)
-    return warning if now_ms < warning else deadline
+    if deadline is not None and human_seats_to_act(state):
+        warning = warning_ms(state, deadline)
+        wakes.append(warning if now_ms < warning else deadline)
+    if recheck_ms > 0 and bot_seats_to_act(state):
+        wakes.append(recheck_at(rest_since_ms or now_ms, now_ms, recheck_ms))
+    return min(wakes, default=None)
+
+
+def wake_stands(known: tuple[int, int | None] | None, before: int, wake: int | None) -> bool:
+    """Whether the wake-up this replica set for the state at `before` (the state the new one
+    follows, so no other replica has appended since) may stand for a state due at `wake`: it
+    comes no later (looking early is harmless) and there is one."""
+    return (
+        known is not None
+        and known[0] == before
+        and known[1] is not None
+        and (wake is not None and known[1] <= wake)
+    )
+
+
+def recheck_at(rest_since_ms: int, now_ms: int, recheck_ms: int) -> int:
+    """When to look again at bots' turns pending since `rest_since_ms`: `recheck_ms` after it,
+    then after as long again as they have waited (doubling), at most `MAX_RECHECK_MS` apart."""
+    waited = now_ms - rest_since_ms
+    if waited < recheck_ms:
+        return rest_since_ms + recheck_ms
+    return now_ms + min(waited, MAX_RECHECK_MS)
 
 
 #: Asks for the game's current state and when it came to rest (fresh from the store).
@@ -179,6 +225,8 @@ StateOf = Callable[[str], Awaitable[tuple[GameState, int]]]
 OnExpired = Callable[[str, int, int], None]
 #: A person's timed decision is due soon: warn them (game, seat, version, deadline ms).
 OnWarning = Callable[[str, int, int, int], Awaitable[None]]
+#: Bots still owe their move in this state: announce their turns again.
+OnBotsOverdue = Callable[[str, GameState], object]
 
 
 class TimerSweeper:
@@ -191,13 +239,19 @@ class TimerSweeper:
         *,
         on_expired: OnExpired,
         on_warning: OnWarning | None = None,
+        on_bots_overdue: OnBotsOverdue | None = None,
+        recheck_ms: int = 0,
         clock: Callable[[], float] = time.time,
         lease_ms: int = DEFAULT_LEASE_MS,
     ) -> None:
+        """`recheck_ms` (with `on_bots_overdue`): how long bots may owe a move before their
+        turns are announced again (the game service sets the same on its wake-ups)."""
         self._timers = timers
         self._state_of = state_of
         self._on_expired = on_expired
         self._on_warning = on_warning
+        self._on_bots_overdue = on_bots_overdue
+        self._recheck_ms = recheck_ms if on_bots_overdue is not None else 0
         self._clock = clock
         self._lease_ms = lease_ms
         self._task: asyncio.Task[None] | None = None
@@ -222,24 +276,30 @@ class TimerSweeper:
         except GameNotFound:
             await self._timers.set(game_id, 2**62, None)
             return
+        wakes: list[int] = []
         deadline = deadline_ms(state, rest_since)
         seats = human_seats_to_act(state)
-        if deadline is None or not seats:
-            await self._timers.set(game_id, state.version, None)
-            return
-        if now >= deadline:
-            for seat in seats:
-                self._on_expired(game_id, seat, state.version)
-            # Held until the stand-in's decision moves the game on (which resets the timer);
-            # if it never comes, the timer fires again after the lease.
-            await self._timers.set(game_id, state.version, now + self._lease_ms)
-            return
-        if now >= warning_ms(state, deadline) and self._on_warning is not None:
-            for seat in seats:
-                await self._on_warning(game_id, seat, state.version, deadline)
-            await self._timers.set(game_id, state.version, deadline)
-            return
-        await self._timers.set(game_id, state.version, next_wake(state, rest_since, now))
+        if deadline is not None and seats:
+            if now >= deadline:
+                for seat in seats:
+                    self._on_expired(game_id, seat, state.version)
+                # Held until the stand-in's decision moves the game on (which resets the timer);
+                # if it never comes, the timer fires again after the lease.
+                wakes.append(now + self._lease_ms)
+            elif now >= warning_ms(state, deadline) and self._on_warning is not None:
+                for seat in seats:
+                    await self._on_warning(game_id, seat, state.version, deadline)
+                wakes.append(deadline)
+            else:
+                warning = warning_ms(state, deadline)
+                wakes.append(warning if now < warning else deadline)
+        if self._recheck_ms and bot_seats_to_act(state):
+            since = rest_since or now
+            if now - since >= self._recheck_ms and self._on_bots_overdue is not None:
+                log.warning("bots of game %s still owe their move: announcing again", game_id)
+                self._on_bots_overdue(game_id, state)
+            wakes.append(recheck_at(since, now, self._recheck_ms))
+        await self._timers.set(game_id, state.version, min(wakes, default=None))
 
     def start(self) -> None:
         if self._task is None:
@@ -257,7 +317,7 @@ class TimerSweeper:
                 delay = POLL_INTERVAL_S
                 if upcoming is not None:
                     delay = min(delay, max(0.0, (upcoming - self._now_ms()) / 1000))
-            except (RedisConnectionError, RedisTimeoutError, OSError) as error:
+            except (StoreUnavailable, RedisConnectionError, RedisTimeoutError, OSError) as error:
                 log.warning("turn timers unreachable (%s); retrying", error)
                 delay = min(delay * 2, 5.0)
             if changed is None:

@@ -84,7 +84,10 @@ class GrpcGameGateway:
     """Creates games through the game service's public API with a service token."""
 
     def __init__(self, address: str, issuer: TokenIssuer) -> None:
-        self._channel = aio.insecure_channel(address)
+        # `dns:///` names (and `ipv4:a,b` lists) resolve to every game replica: spread the calls.
+        self._channel = aio.insecure_channel(
+            address, options=(("grpc.lb_policy_name", "round_robin"),)
+        )
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._issuer = issuer
 

@@ -234,8 +234,7 @@ def new_table(
     if not valid_turn_seconds(turn_seconds):
         raise ServiceError(
             Reason.INVALID_TABLE_OPTION,
-            f"turn_seconds must be 0 (no timer) or {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS} "
-            "(14 days)",
+            f"turn_seconds must be 0 (no timer) or {MIN_TURN_SECONDS}-{MAX_TURN_SECONDS} (14 days)",
             field="turn_seconds",
         )
     seats = (

@@ -161,6 +161,4 @@ class InMemoryStats(StatsProjection):
 
     def _board(self) -> list[PlayerRating]:
         # Same order as the Redis sorted set read in reverse: ordinal, then id, both descending.
-        return sorted(
-            self._ratings.values(), key=lambda r: (r.ordinal, r.player_id), reverse=True
-        )
+        return sorted(self._ratings.values(), key=lambda r: (r.ordinal, r.player_id), reverse=True)

@@ -54,8 +54,7 @@ def rate(result: GameResult, current: Mapping[str, PlayerRating]) -> dict[str, P
         raise ValueError(f"game {result.game_id} is not ranked: {result.unranked_reason}")
     seats = [seat for seat in result.seats if seat.human]
     teams = [
-        [_MODEL.rating(current[seat.player_id].mu, current[seat.player_id].sigma)]
-        for seat in seats
+        [_MODEL.rating(current[seat.player_id].mu, current[seat.player_id].sigma)] for seat in seats
     ]
     rated = _MODEL.rate(teams, ranks=[float(seat.rank) for seat in seats])
     return {

@@ -24,6 +24,7 @@ _REASONS: dict[UnrankedReason, stats_pb2.UnrankedReason.ValueType] = {
     UnrankedReason.TURN_TIMER: stats_pb2.UNRANKED_REASON_TURN_TIMER,
 }
 
+
 def game_to_proto(game: FinishedGame) -> stats_pb2.FinishedGame:
     result = game.result
     return stats_pb2.FinishedGame(
@@ -72,9 +73,7 @@ def _player_id(requested: str) -> str:
 
 def _limit(requested: int) -> int:
     if requested < 0:
-        raise ServiceError(
-            Reason.MALFORMED_REQUEST, "limit cannot be negative", field="limit"
-        )
+        raise ServiceError(Reason.MALFORMED_REQUEST, "limit cannot be negative", field="limit")
     return min(requested or DEFAULT_LIMIT, MAX_LIMIT)
 
 
@@ -118,4 +117,3 @@ class StatsServicer(stats_pb2_grpc.StatsServiceServicer):
         return stats_pb2.LeaderboardResponse(
             ratings=[standing_to_proto(standing) for standing in standings]
         )
-

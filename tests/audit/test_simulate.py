@@ -74,3 +74,20 @@ async def test_a_simulation_that_cannot_reach_its_server_says_so(
     code = await asyncio.to_thread(run, ["simulate", "--server", "127.0.0.1:1"])
     assert code == 2
     assert "cannot reach the backend at 127.0.0.1:1" in capsys.readouterr().err
+
+
+async def test_a_simulation_drives_a_lobby_and_a_game_service_apart() -> None:
+    """`--lobby` and `--game`: a distributed deployment, where no one address serves both."""
+    game = await start_backend(Config(bind="127.0.0.1:0"), frozenset({"game", "ai"}))
+    game_address = f"127.0.0.1:{game.port}"
+    lobby = await start_backend(
+        Config(bind="127.0.0.1:0", game_address=game_address), frozenset({"lobby"})
+    )
+    try:
+        played = await simulate(
+            3, "easy", lobby=f"127.0.0.1:{lobby.port}", game=f"ipv4:{game_address}"
+        )
+    finally:
+        await lobby.stop(None)
+        await game.stop(None)
+    assert audit(played.entries).ok

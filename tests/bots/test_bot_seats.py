@@ -13,6 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 import pytest
@@ -54,8 +55,9 @@ class Stack:
 
 
 @asynccontextmanager
-async def stack(redis_url: str | None) -> AsyncIterator[Stack]:
-    """Distributed (Redis stores, bots on Celery) with a URL; embedded (in memory) without."""
+async def stack(redis_url: str | None, **settings: Any) -> AsyncIterator[Stack]:
+    """Distributed (Redis stores, bots on Celery) with a URL; embedded (in memory) without.
+    `settings` are more of the game service's `Config` (the broker, say)."""
     if redis_url is None:
         config = Config(bind="127.0.0.1:0", token_secret=SECRET, command_rate=0)
         backend = await start_backend(
@@ -63,7 +65,11 @@ async def stack(redis_url: str | None) -> AsyncIterator[Stack]:
         )
     else:
         config = Config(
-            bind="127.0.0.1:0", token_secret=SECRET, redis_url=redis_url, command_rate=0
+            bind="127.0.0.1:0",
+            token_secret=SECRET,
+            redis_url=redis_url,
+            command_rate=0,
+            **settings,
         )
         backend = await start_backend(
             config,

@@ -36,9 +36,7 @@ PAUSE = "Press Enter to continue"
 FRAME = re.compile(r"\x1b\[H(.*?)(?:\x1b\[\?25l|\x1b\[(\d+);(\d+)H\x1b\[\?25h)", re.S)
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: The status line: the first line of every frame.
-STATUS = re.compile(
-    r"^(?:Round \d+ of \d+ · |Before round 1 · |Game over after round \d+ of \d+)"
-)
+STATUS = re.compile(r"^(?:Round \d+ of \d+ · |Before round 1 · |Game over after round \d+ of \d+)")
 
 
 def free_port() -> int:
@@ -255,7 +253,6 @@ class Client:
         answered = self.play(timeout=timeout)
         self.expect("Final scores", timeout=timeout)
         return answered
-
 
 
 SpawnClient = Callable[..., Client]

@@ -47,9 +47,7 @@ def screens(game: RecordedGame) -> list[tuple[view_pb2.PlayerView, Chronicle]]:
 def scene(game: RecordedGame, view: view_pb2.PlayerView, chronicle: Chronicle) -> Scene:
     """The scene the session draws: a question with its menu when the view asks one."""
     supply = view.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY
-    prompt = (
-        Prompt(label=CHOICE, menu=not supply) if view.legal else Prompt(idle="Waiting: others")
-    )
+    prompt = Prompt(label=CHOICE, menu=not supply) if view.legal else Prompt(idle="Waiting: others")
     return Scene(view, game.ruleset, chronicle, prompt=prompt, clock="1:45 left")
 
 

@@ -186,7 +186,13 @@ def test_a_client_killed_mid_game_is_resumed_by_another_with_the_stored_credenti
 ) -> None:
     config = tmp_path / "config"
     first = spawn_client(
-        "play", "--server", server.address, "--name", "Phoenix", rows=40, columns=120,
+        "play",
+        "--server",
+        server.address,
+        "--name",
+        "Phoenix",
+        rows=40,
+        columns=120,
         config=config,
     )
     first.play(decisions=5)  # the sixth question is on the screen

@@ -39,8 +39,8 @@ DEPLOYMENTS = {
     "verrater-ai-worker": WORKER_COMMAND,
     "verrater-web": WEB_COMMAND,
 }
-SECRET_NAME = "verrater-token"
-SECRET_ENV_FILE = "token-secret.env"
+SECRET_NAME = "verrater-secrets"
+SECRET_ENV_FILE = "secrets.env"
 
 
 # --- what the code says ---------------------------------------------------------------------------

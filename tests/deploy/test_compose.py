@@ -80,6 +80,7 @@ def run_compose(
     env = {"PATH": os.environ.get("PATH", ""), "HOME": str(home)}
     if secret is not None:
         env["VERRATER_TOKEN_SECRET"] = secret
+        env["VERRATER_BROKER_PASSWORD"] = "not-a-real-password"
     return subprocess.run(
         [str(binary), "--file", str(COMPOSE_FILE), *args],
         env=env,
@@ -111,15 +112,15 @@ def test_docker_compose_loads_the_file(tmp_path: Path) -> None:
     model = json.loads(loaded.stdout)
     assert model["services"]["lobby"]["environment"]["VERRATER_TOKEN_SECRET"] == "s3cret"
     assert model["services"]["game"]["deploy"]["replicas"] == 2
-    # The secret is required: without it Compose refuses to start anything.
+    # The secrets are required: without them Compose refuses to start anything.
     refused = run_compose(binary, "config", "--quiet", secret=None, home=tmp_path)
     assert refused.returncode != 0
-    assert "VERRATER_TOKEN_SECRET" in refused.stderr
+    assert any(name in refused.stderr for name in ("VERRATER_TOKEN_SECRET", "BROKER_PASSWORD"))
 
 
 def test_compose_runs_every_process_from_one_image() -> None:
     services = compose()["services"]
-    assert set(services) == {"redis", "lobby", "game", "ai", "worker", "web"}
+    assert set(services) == {"redis", "rabbitmq", "lobby", "game", "ai", "worker", "web"}
     apps = app_services()
     assert set(apps) == {"lobby", "game", "ai", "worker", "web"}
     for name, argv in APP_SERVICES.items():
@@ -159,7 +160,9 @@ def test_compose_wires_services_by_name_on_the_code_port() -> None:
         env = service["environment"]
         assert port_of(env["VERRATER_BIND"]) == port, name
         assert env["REDIS_URL"] == "redis://redis:6379/0", name
-        assert env["VERRATER_GAME_ADDR"] == f"game:{port}", name
+        assert env["VERRATER_GAME_ADDR"] == f"dns:///game:{port}", name
+        assert env["VERRATER_BROKER_URL"].startswith("amqp://verrater:"), name
+        assert env["VERRATER_BROKER_URL"].endswith("@rabbitmq:5672//"), name
         assert env["VERRATER_TOKEN_SECRET"] == "${VERRATER_TOKEN_SECRET:?set it}", name
         if service["command"] != WEB_COMMAND:
             assert service["depends_on"]["redis"]["condition"] == "service_healthy", name
@@ -207,3 +210,14 @@ def test_compose_environment_is_exactly_what_config_reads() -> None:
         assert names <= config_env_names(), (name, sorted(names - config_env_names()))
         used |= names
     assert used == config_env_names()
+
+
+def test_compose_runs_rabbitmq_as_celerys_broker() -> None:
+    rabbit = compose()["services"]["rabbitmq"]
+    assert rabbit["image"].startswith("rabbitmq:3")
+    volume, mount = rabbit["volumes"][0].split(":")[:2]
+    assert mount == "/var/lib/rabbitmq"
+    assert volume in compose()["volumes"]
+    assert rabbit["environment"]["RABBITMQ_DEFAULT_PASS"] == "${VERRATER_BROKER_PASSWORD:?set it}"
+    for name in ("game", "worker"):
+        assert app_services()[name]["depends_on"]["rabbitmq"]["condition"] == "service_healthy"

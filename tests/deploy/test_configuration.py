@@ -7,10 +7,13 @@ modules here check the deployment files against these.
 
 from __future__ import annotations
 
+import re
+
 from services.config import Config
 from tests.deploy.files import (
     APP_SERVICES,
     IMAGE,
+    ROOT,
     WORKER_COMMAND,
     compose,
     config_env_names,
@@ -37,3 +40,28 @@ def test_every_command_is_one_the_cli_knows() -> None:
             commands.append(service["command"])
     for argv in commands:
         assert parser.parse_args(argv).handler is not None, argv
+
+
+def documented_variables(path: str, heading: str) -> set[str]:
+    """The variables of the first table under `heading` in a Markdown file (first column)."""
+    lines = (ROOT / path).read_text("utf-8").splitlines()
+    start = lines.index(heading)
+    names: set[str] = set()
+    in_table = False
+    for line in lines[start + 1 :]:
+        if line.startswith("|"):
+            in_table = True
+            match = re.match(r"\|\s*`([A-Z_]+)`\s*\|", line)
+            if match:
+                names.add(match.group(1))
+        elif in_table:
+            break
+    return names
+
+
+def test_the_operators_guide_lists_exactly_the_variables_the_code_reads() -> None:
+    assert documented_variables("docs/OPERATING.md", "## Configuration") == config_env_names()
+
+
+def test_the_readme_lists_exactly_the_variables_the_code_reads() -> None:
+    assert documented_variables("README.md", "## Running the backend") == config_env_names()

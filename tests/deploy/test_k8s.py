@@ -79,7 +79,10 @@ def test_kubectl_kustomize_renders_valid_manifests(tmp_path: Path) -> None:
         pytest.skip("kubectl (for its built-in kustomize) is not installed")
     work = tmp_path / "k8s"
     shutil.copytree(K8S, work, ignore=shutil.ignore_patterns("*.env"))
-    (work / SECRET_ENV_FILE).write_text("VERRATER_TOKEN_SECRET=not-a-real-secret\n")
+    (work / SECRET_ENV_FILE).write_text(
+        "VERRATER_TOKEN_SECRET=not-a-real-secret\nRABBITMQ_DEFAULT_PASS=not-a-password\n"
+        "VERRATER_BROKER_URL=amqp://verrater:not-a-password@verrater-rabbitmq:5672//\n"
+    )
     rendered = subprocess.run(
         [kubectl, "kustomize", str(work)], capture_output=True, text=True, timeout=120, check=False
     )
@@ -119,16 +122,20 @@ def test_probes_and_ports_use_the_code_port() -> None:
     port = default_port()
     services = resources_of("Service")
     for name, container in app_containers().items():
+        ports = {entry["name"]: entry for entry in container["ports"]}
+        assert ports["metrics"]["containerPort"] == METRICS_PORT, name
         if container["args"] == WORKER_COMMAND:
-            assert "ports" not in container
+            assert set(ports) == {"metrics"}
             assert "exec" in container["livenessProbe"], name
             continue
         if container["args"] == WEB_COMMAND:
             continue  # HTTP: test_the_web_door_serves_http_on_its_port
-        ((container_port),) = container["ports"]
+        container_port = ports["grpc"]
         assert container_port["containerPort"] == port, name
-        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        for probe in ("startupProbe", "readinessProbe"):
             assert container[probe]["grpc"] == {"port": port}, (name, probe)
+        # Liveness asks for a name that stays SERVING while the store is away (readiness: "").
+        assert container["livenessProbe"]["grpc"] == {"port": port, "service": "liveness"}, name
         service = services[name]
         (service_port,) = service["spec"]["ports"]
         assert service_port["port"] == port
@@ -137,8 +144,24 @@ def test_probes_and_ports_use_the_code_port() -> None:
         assert service["spec"]["selector"].items() <= template_labels["labels"].items()
     config = resources_of("ConfigMap")["verrater-config"]["data"]
     assert config["VERRATER_BIND"] == f"0.0.0.0:{port}"
-    assert config["VERRATER_GAME_ADDR"] == f"verrater-game:{port}"
+    assert config["VERRATER_GAME_ADDR"] == f"dns:///verrater-game-pods:{port}"
+    headless = services["verrater-game-pods"]["spec"]
+    assert headless["clusterIP"] == "None"
+    assert headless["selector"] == services["verrater-game"]["spec"]["selector"]
     assert services["verrater-game"]["spec"]["ports"][0]["port"] == port
+
+
+METRICS_PORT = 9100
+
+
+def test_every_pod_is_scraped_where_its_metrics_are_served() -> None:
+    config = resources_of("ConfigMap")["verrater-config"]["data"]
+    assert int(config["VERRATER_METRICS_PORT"]) == METRICS_PORT
+    for name, deployment in resources_of("Deployment").items():
+        annotations = deployment["spec"]["template"]["metadata"]["annotations"]
+        assert annotations["prometheus.io/scrape"] == "true", name
+        assert int(annotations["prometheus.io/port"]) == METRICS_PORT, name
+        assert annotations["prometheus.io/path"] == "/metrics", name
 
 
 def test_k8s_environment_is_exactly_what_config_reads() -> None:
@@ -156,7 +179,7 @@ def test_k8s_environment_is_exactly_what_config_reads() -> None:
             assert ref["name"] == SECRET_NAME
             assert ref["key"] == env["name"]
             secret_keys.add(ref["key"])
-    assert secret_keys == {"VERRATER_TOKEN_SECRET"}
+    assert secret_keys == {"VERRATER_TOKEN_SECRET", "VERRATER_BROKER_URL"}
     assert set(config) | secret_keys == names
     assert not set(config) & secret_keys, "the secret must not sit in the ConfigMap"
     for spec in pod_specs().values():
@@ -168,7 +191,7 @@ def test_the_web_door_serves_http_on_its_port() -> None:
     their names; it needs no token secret (the services check every token)."""
     container = app_containers()["verrater-web"]
     port = default_web_port()
-    ((container_port),) = container["ports"]
+    container_port = {entry["name"]: entry for entry in container["ports"]}["http"]
     assert container_port["containerPort"] == port
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         check = container[probe]["httpGet"]
@@ -196,7 +219,7 @@ def test_the_token_secret_comes_from_an_uncommitted_file() -> None:
 
 
 def test_redis_is_a_stateful_set_with_aof_on_a_volume() -> None:
-    (redis,) = resources_of("StatefulSet").values()
+    redis = resources_of("StatefulSet")["verrater-redis"]
     (container,) = redis["spec"]["template"]["spec"]["containers"]
     assert container["image"].startswith("redis:7")
     args = container["args"]

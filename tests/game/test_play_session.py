@@ -13,7 +13,8 @@ from services.engine import PlayerCommand, legal_commands, to_act
 from services.errors import Reason, ServiceError
 from services.eventstore import InMemoryEventStore
 from services.game.play import Answer, PlaySession, SlowReader, Submission
-from services.game.service import GameApplication, NewGame, Update
+from services.game.service import GameApplication, Update
+from services.game.values import NewGame
 
 
 async def _new_game() -> tuple[GameApplication, str]:

@@ -14,13 +14,14 @@ import pytest
 
 from services.engine import MAX_TURN_SECONDS, BotLevel, SeatAssignment, legal_commands, to_act
 from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
-from services.game.service import GameApplication, NewGame
+from services.game.service import GameApplication
 from services.game.timers import (
     InMemoryTurnTimers,
     RedisTurnTimers,
     TimerSweeper,
     TurnTimers,
 )
+from services.game.values import NewGame
 
 T0 = 1_900_000_000.0  # seconds; the injected clock starts here
 SEATS = tuple(SeatAssignment(f"p{seat}", f"Player {seat}") for seat in range(4))

@@ -327,4 +327,3 @@ def _views(call: HostileCall, answer: Answer) -> list[tuple[view_pb2.PlayerView,
             if response.HasField("turn") and response.turn.HasField("view"):
                 views.append((response.turn.view, response.turn.view.game_id))
     return views
-

@@ -26,7 +26,7 @@ from services.bootstrap import Backend, start_backend
 from services.config import Config
 from services.errors import Reason, ServiceError
 from services.eventstore import InMemoryEventStore, StoredEvent
-from services.game.service import NewGame
+from services.game.values import NewGame
 from services.rpc import ServiceInterceptor, TokenIssuer, bearer_token
 
 SECRET = "edge-test-secret-at-least-32-bytes-long!"

@@ -111,9 +111,7 @@ async def test_one_address_has_a_bounded_number_of_streams_whoever_opens_them(
         await elsewhere.read()
         # The proxy's own address (health watches need no token) has its own count, and a
         # health watch counts like any stream.
-        watches = [
-            health.Watch(health_pb2.HealthCheckRequest(service="")) for _ in range(3)
-        ]
+        watches = [health.Watch(health_pb2.HealthCheckRequest(service="")) for _ in range(3)]
         for watch in watches:
             await watch.read()
         with pytest.raises(grpc.aio.AioRpcError) as refused:

@@ -204,6 +204,15 @@ class RedisEventStore(EventStore):
         self.remember_head(game_id, event.version, event.hash)
         return event.version, event.hash
 
+    async def incarnation(self) -> str:
+        """See :meth:`EventStore.incarnation`: the server's ``run_id`` (new at every start)."""
+        self._check_open()
+        info, _ = await self._execute(lambda: self._wire.call("INFO", "server"))
+        for line in _text(info).splitlines():
+            if line.startswith("run_id:"):
+                return line.removeprefix("run_id:").strip()
+        return ""
+
     async def subscribe(
         self, game_id: str, after_version: int = 0
     ) -> AsyncGenerator[StoredEvent, None]:

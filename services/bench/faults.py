@@ -1,0 +1,537 @@
+"""`verrater bench faults`: the distributed stack keeps every game going through single faults.
+
+Starts a private Redis with AOF, two game replicas, the lobby, the AI service and two workers (on
+`--broker`: RabbitMQ by default), then, for each fault, plays a batch of games (one scripted seat
+and three bots each, the scripted seat thinking like a person), injects the fault while they run,
+and waits for them to end:
+
+- `game-kill-9`, `game-sigterm`: one game replica dies (or shuts down), and is started again;
+- `worker-kill-9`: one worker's processes die mid-move, and the worker is started again;
+- `redis-restart`: Redis shuts down and starts again (AOF: nothing acknowledged is lost);
+- `redis-pause-5s`: Redis stops answering for five seconds (SIGSTOP, then SIGCONT);
+- `redis-rollback`: Redis is restored from a copy of its data taken seconds earlier (the games'
+  latest events are lost; the games must still finish);
+- `junk-3000`: 3,000 junk tasks land in the bot queue at once.
+
+For each fault it reports the games played, those stuck (not finished a minute after the fault),
+what `services.audit` finds in every finished game's log, the longest a game waited for anyone
+but its scripted seat (`max_stall_s`), and `acknowledged_events_lost`: events a player was shown
+that the final log does not hold at their version.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import grpc
+import kombu
+from grpc import aio
+
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.audit.export import LogEntry
+from services.audit.verify import audit
+from services.devtools.redis_server import RedisServer, start_private_redis
+from services.eventstore import RedisEventStore
+from services.rpc import bearer
+
+from .common import CHANNEL_OPTIONS, free_port, private_queue, wait_until_serving
+
+SECRET = "faults-bench-secret-only-for-this-local-run"
+DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
+FAULTS = (
+    "game-kill-9",
+    "game-sigterm",
+    "worker-kill-9",
+    "redis-restart",
+    "redis-pause-5s",
+    "redis-rollback",
+    "junk-3000",
+)
+#: A game not finished this long after its fault is stuck.
+STUCK_AFTER_S = 60.0
+RETRYABLE = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.INTERNAL,
+        grpc.StatusCode.UNKNOWN,
+    }
+)
+
+
+class Child:
+    """A `verrater` process of the stack, in its own process group, that can be hurt and
+    started again with the same settings."""
+
+    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
+        self.args, self.env, self.log = args, env, log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log.open("ab") as log:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "services.cli", *self.args],
+                env={**os.environ, **self.env},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+
+    def signal(self, signum: signal.Signals, *, wait: float = 30.0) -> None:
+        """Send `signum` to the whole process group and wait for the process to end."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signum)
+        try:
+            self.process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+
+    def stop(self) -> None:
+        self.signal(signal.SIGTERM)
+
+
+@dataclass
+class GameRun:
+    """What one scripted player saw of its game."""
+
+    game_id: str = ""
+    #: Every event shown at each version (more than one when the store lost what was shown).
+    seen: dict[int, set[tuple[str, str]]] = field(default_factory=dict)
+    #: The last version of the current Watch stream (0: read the game from its start).
+    position: int = 0
+    finished: bool = False
+    max_stall_s: float = 0.0
+    last_progress: float = field(default_factory=time.monotonic)
+    rng: random.Random = field(default_factory=random.Random)
+
+    def progressed(self) -> None:
+        now = time.monotonic()
+        self.max_stall_s = max(self.max_stall_s, now - self.last_progress)
+        self.last_progress = now
+
+
+def _event_key(event: Any) -> tuple[str, str]:
+    """A `GameEvent`'s kind and command id: what tells a lost event from its replacement."""
+    return event.WhichOneof("event") or "", event.command_id
+
+
+async def _play(lobby: Any, game: Any, run: GameRun, think_ms: float, fault: _FaultTimes) -> None:
+    """One game from the lobby to the final score, its seat played through any fault.
+
+    A game that ended before the fault is over is looked at again after it: a Redis restored
+    from an older copy may have taken its end back, and then it is played on to its new end.
+    """
+    try:
+        seat, token = await _sit_down(lobby, run)
+    finally:
+        fault.ready.set()  # (a game that could not start is counted as stuck)
+    run.last_progress = time.monotonic()
+    while True:
+        await _play_on(game, run, seat, token, think_ms)
+        await fault.over.wait()
+        request = game_pb2.GetViewRequest(game_id=run.game_id)
+        seen = await _patiently(functools.partial(game.GetView, request, metadata=token))
+        if seen.view.phase == events_pb2.PHASE_GAME_OVER:
+            return
+        run.finished, run.position, run.last_progress = False, 0, time.monotonic()
+
+
+@dataclass
+class _FaultTimes:
+    """Set when a player's game has started, and when the fault is over."""
+
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    over: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+async def _play_on(game: Any, run: GameRun, seat: int, token: Any, think_ms: float) -> None:
+    """Play the seat until the game ends (as far as the player can tell)."""
+    while not run.finished:
+        try:
+            await _follow(game, run, seat, token, think_ms)
+        except grpc.aio.AioRpcError as error:
+            if error.code() is grpc.StatusCode.OUT_OF_RANGE:
+                # The store lost what we saw (a rollback): read the game again from its start.
+                run.position = 0
+            elif error.code() not in RETRYABLE | {grpc.StatusCode.ABORTED}:
+                raise
+            await asyncio.sleep(0.2)
+
+
+async def _sit_down(lobby: Any, run: GameRun) -> tuple[int, Any]:
+    """A table with three bots, started: the seat and its token. Each call is retried while
+    the backend is away, with a request id so that a retry changes nothing twice."""
+
+    def once(method: Any, request: Any, **options: Any) -> Any:
+        return functools.partial(method, request, timeout=10, **options)
+
+    session = (
+        await _patiently(
+            once(
+                lobby.RegisterGuest,
+                lobby_pb2.RegisterGuestRequest(display_name="Fault player", request_id=_id()),
+            )
+        )
+    ).session
+    player = bearer(session.token)
+    table = (
+        await _patiently(
+            once(
+                lobby.CreateTable,
+                lobby_pb2.CreateTableRequest(size=4, request_id=_id()),
+                metadata=player,
+            )
+        )
+    ).table
+    for _ in range(3):
+        request = lobby_pb2.AddBotRequest(
+            table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL, request_id=_id()
+        )
+        await _patiently(once(lobby.AddBot, request, metadata=player))
+    start = lobby_pb2.StartGameRequest(table_id=table.table_id, request_id=_id())
+    table = (await _patiently(once(lobby.StartGame, start, metadata=player))).table
+    run.game_id = table.game_id
+    seat_token = await _patiently(
+        once(
+            lobby.GetSeatToken,
+            lobby_pb2.GetSeatTokenRequest(table_id=table.table_id),
+            metadata=player,
+        )
+    )
+    return seat_token.seat, bearer(seat_token.token)
+
+
+def _id() -> str:
+    return uuid.uuid4().hex
+
+
+async def _follow(
+    game: Any,
+    run: GameRun,
+    seat: int,
+    token: Any,
+    think_ms: float,
+) -> None:
+    rng = run.rng
+    updates = game.Watch(
+        game_pb2.WatchRequest(
+            game_id=run.game_id, from_version=run.position, mode=game_pb2.WATCH_MODE_EVENTS
+        ),
+        metadata=token,
+    )
+    async for response in updates:
+        update = response.update
+        shown = run.seen.setdefault(update.version, set())
+        key = _event_key(update.event)
+        if key not in shown:  # news (a replay after a reconnect is not)
+            run.progressed()
+            shown.add(key)
+        run.position = update.version
+        if not update.HasField("view"):
+            continue
+        view = update.view
+        if view.phase == events_pb2.PHASE_GAME_OVER:
+            run.finished = True
+            return
+        if seat not in view.turn.seats or not view.legal:
+            continue
+        await asyncio.sleep(rng.expovariate(1000.0 / think_ms) if think_ms > 0 else 0)
+        run.last_progress = time.monotonic()  # thinking is not waiting for the system
+        request = game_pb2.SubmitCommandRequest(
+            game_id=run.game_id,
+            expected_version=view.version,
+            command_id=uuid.uuid4().hex,
+            command=rng.choice(list(view.legal)),
+            version_only=True,
+        )
+        try:
+            await _patiently(
+                functools.partial(game.SubmitCommand, request, metadata=token, timeout=10)
+            )
+        except grpc.aio.AioRpcError as error:
+            if error.code() is not grpc.StatusCode.ABORTED:
+                raise  # a bot got in first (ABORTED): the stream brings the next view
+        run.progressed()
+
+
+async def _patiently(call: Callable[[], Any], attempts: int = 60) -> Any:
+    """A call retried (same request, so the same command id) while the backend is away."""
+    for attempt in range(attempts):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in RETRYABLE or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
+    raise AssertionError("unreachable")
+
+
+@dataclass
+class Stack:
+    """The running processes and what the faults need to reach them."""
+
+    redis: RedisServer
+    broker: str
+    queue: str
+    games: list[Child]
+    workers: list[Child]
+    others: list[Child]
+    lobby_address: str
+    game_address: str
+
+
+@contextlib.contextmanager
+def _stack(broker: str | None, workdir: Path) -> Iterator[Stack]:
+    redis = start_private_redis(workdir / "redis", appendonly=True)
+    children: list[Child] = []
+    try:
+        broker_url = broker or redis.url
+        with private_queue(broker_url) as queue:
+            game_ports = [free_port(), free_port()]
+            lobby_port, ai_port = free_port(), free_port()
+            game_address = "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in game_ports)
+            env = {
+                "REDIS_URL": redis.url,
+                "VERRATER_BROKER_URL": broker_url,
+                "VERRATER_BOT_QUEUE": queue,
+                "VERRATER_TOKEN_SECRET": SECRET,
+                "VERRATER_GAME_ADDR": game_address,
+                "VERRATER_LOG_LEVEL": "WARNING",
+                "VERRATER_COMMAND_RATE": "0",
+                "VERRATER_LOBBY_RATE": "0",
+                "VERRATER_GUEST_RATE": "0",
+                "VERRATER_GUEST_GLOBAL_RATE": "0",
+                "VERRATER_PEER_TABLES": "0",
+                "VERRATER_GRACE_SECONDS": "3",
+            }
+
+            def child(name: str, args: list[str], **more: str) -> Child:
+                made = Child(args, {**env, **more}, workdir / f"{name}.log")
+                made.start()
+                children.append(made)
+                return made
+
+            games = [
+                child(f"game-{n}", ["serve", "game"], VERRATER_BIND=f"127.0.0.1:{port}")
+                for n, port in enumerate(game_ports, start=1)
+            ]
+            others = [
+                child("lobby", ["serve", "lobby"], VERRATER_BIND=f"127.0.0.1:{lobby_port}"),
+                child("ai", ["serve", "ai"], VERRATER_BIND=f"127.0.0.1:{ai_port}"),
+            ]
+            workers = [child(f"worker-{n}", ["worker", "--concurrency", "2"]) for n in (1, 2)]
+            yield Stack(
+                redis,
+                broker_url,
+                queue,
+                games,
+                workers,
+                others,
+                f"127.0.0.1:{lobby_port}",
+                game_address,
+            )
+    finally:
+        for made in reversed(children):
+            made.stop()
+        redis.resume()
+        redis.stop()
+
+
+class _Rollback:
+    """A copy of Redis's data taken now, put back later in place of what Redis holds then."""
+
+    def __init__(self, redis: RedisServer) -> None:
+        self._redis = redis
+        self._copy = redis.workdir / "older-copy"
+
+    def take(self) -> None:
+        import redis as redis_py
+
+        with redis_py.Redis.from_url(self._redis.url) as client:
+            client.bgrewriteaof()
+            while client.info("persistence")["aof_rewrite_in_progress"] or client.info(
+                "persistence"
+            ).get("aof_rewrite_scheduled"):
+                time.sleep(0.05)
+        shutil.rmtree(self._copy, ignore_errors=True)
+        self._copy.mkdir()
+        for name in ("appendonlydir", "appendonly.aof"):
+            source = self._redis.workdir / name
+            if source.is_dir():
+                shutil.copytree(source, self._copy / name)
+            elif source.exists():
+                shutil.copy2(source, self._copy / name)
+
+    def restore(self) -> None:
+        self._redis.stop()
+        for name in ("appendonlydir", "appendonly.aof"):
+            target = self._redis.workdir / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+            source = self._copy / name
+            if source.is_dir():
+                shutil.copytree(source, target)
+            elif source.exists():
+                shutil.copy2(source, target)
+        self._redis.start()
+
+
+def _junk(stack: Stack, count: int) -> None:
+    """`count` tasks no bot can play: unknown games, undecodable views, unknown tasks."""
+    with kombu.Connection(stack.broker) as connection:
+        producer = connection.Producer(serializer="json")
+        for number in range(count):
+            kind = number % 3
+            task = "verrater.no_such_task" if kind == 2 else "verrater.bot_turn"
+            kwargs = {
+                "game_id": f"junk-{uuid.uuid4().hex[:8]}",
+                "seat": 0,
+                "version": number + 1,
+                "level": "normal",
+                "view": "bm90IGEgdmlldw==" if kind == 1 else "",
+            }
+            task_id = str(uuid.uuid4())
+            producer.publish(
+                [[], kwargs, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}],
+                exchange="",
+                routing_key=stack.queue,
+                headers={"lang": "py", "task": task, "id": task_id, "root_id": task_id},
+                correlation_id=task_id,
+            )
+
+
+def _inject(fault: str, stack: Stack, rollback: _Rollback) -> None:
+    match fault:
+        case "game-kill-9" | "game-sigterm":
+            victim = stack.games[0]
+            victim.signal(signal.SIGKILL if fault == "game-kill-9" else signal.SIGTERM)
+            time.sleep(1.0)
+            victim.start()
+        case "worker-kill-9":
+            stack.workers[0].signal(signal.SIGKILL)
+            stack.workers[0].start()
+        case "redis-restart":
+            stack.redis.restart()
+        case "redis-pause-5s":
+            stack.redis.pause()
+            time.sleep(5.0)
+            stack.redis.resume()
+        case "redis-rollback":
+            rollback.restore()
+        case "junk-3000":
+            _junk(stack, 3000)
+        case _:
+            raise ValueError(f"unknown fault {fault!r}")
+
+
+async def _one_fault(
+    fault: str, stack: Stack, games: int, think_ms: float, seed: int
+) -> dict[str, Any]:
+    rollback = _Rollback(stack.redis)
+    runs = [GameRun(rng=random.Random(seed * 1000 + n)) for n in range(games)]
+    async with (
+        aio.insecure_channel(stack.lobby_address) as lobby_channel,
+        aio.insecure_channel(stack.game_address, options=CHANNEL_OPTIONS) as game_channel,
+    ):
+        lobby = lobby_pb2_grpc.LobbyServiceStub(lobby_channel)
+        game = game_pb2_grpc.GameServiceStub(game_channel)
+        times = [_FaultTimes() for _ in runs]
+        tasks = [
+            asyncio.create_task(_play(lobby, game, run, think_ms, times[n]))
+            for n, run in enumerate(runs)
+        ]
+        await asyncio.gather(*(each.ready.wait() for each in times))
+        if fault == "redis-rollback":
+            await asyncio.to_thread(rollback.take)
+        await asyncio.sleep(3.0)  # the games are under way: hurt the stack
+        await asyncio.to_thread(_inject, fault, stack, rollback)
+        await asyncio.sleep(2.0)  # the probes and clients have seen the fault
+        for each in times:
+            each.over.set()
+        done, pending = await asyncio.wait(tasks, timeout=STUCK_AFTER_S)
+        for run in runs:
+            if not run.finished:  # stalled since its last progress, up to now
+                run.progressed()
+        for task in pending:
+            task.cancel()
+        failures = [task.exception() for task in done if task.exception() is not None]
+        for failure in failures:
+            print(f"{fault}: a player gave up: {failure!r}", file=sys.stderr)
+    store = RedisEventStore.from_url(stack.redis.url)
+    findings, lost = 0, 0
+    try:
+        for run in runs:
+            stored = await store.read(run.game_id) if run.game_id else []
+            if run.finished:
+                report = audit([LogEntry.from_stored(item) for item in stored])
+                findings += len(report.findings)
+            held = {item.version: _kind_of(item.payload) for item in stored}
+            for version, shown in run.seen.items():
+                lost += len(shown - {held.get(version)})
+    finally:
+        await store.close()
+    return {
+        "fault": fault,
+        "games": games,
+        "games_stuck": sum(1 for run in runs if not run.finished),
+        "audit_findings": findings,
+        "max_stall_s": round(max((run.max_stall_s for run in runs), default=0.0), 2),
+        "acknowledged_events_lost": lost,
+        "client_errors": len(failures),
+    }
+
+
+def _kind_of(payload: bytes) -> tuple[str, str]:
+    return _event_key(events_pb2.GameEvent.FromString(payload))
+
+
+def run_faults_bench(
+    faults: tuple[str, ...] = FAULTS,
+    games: int = 8,
+    think_ms: float = 300.0,
+    broker: str | None = DEFAULT_BROKER,
+) -> dict[str, Any]:
+    """Start the stack, inject each fault in turn; the figures as one JSON-ready dict."""
+    results = []
+    # `timeout` and CI stop with SIGTERM: unwind, so that the stack's processes are stopped.
+    signal.signal(signal.SIGTERM, _interrupted)
+    with (
+        tempfile.TemporaryDirectory(prefix="verrater-faults-") as workdir,
+        _stack(broker, Path(workdir)) as stack,
+    ):
+        asyncio.run(_until_serving(stack))
+        for number, fault in enumerate(faults):
+            results.append(asyncio.run(_one_fault(fault, stack, games, think_ms, number)))
+            asyncio.run(_until_serving(stack))
+    return {"broker": (broker or "redis://").split("://", 1)[0], "faults": results}
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+async def _until_serving(stack: Stack) -> None:
+    for address in [stack.lobby_address, *stack.game_address.removeprefix("ipv4:").split(",")]:
+        async with aio.insecure_channel(address) as channel:
+            await wait_until_serving(channel, timeout=60)

@@ -1,0 +1,64 @@
+"""The game application's plain values: a game to start, a command's result, a view with its
+deadline (services/game/service.py takes and gives them)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from services.engine import (
+    Event,
+    ExplicitSetup,
+    GameState,
+    PlayerView,
+    SeatAssignment,
+    evolve,
+    redact_event,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """The outcome of a command: the events it caused (versions first..last) and the state."""
+
+    first_version: int
+    events: tuple[Event, ...]
+    before: GameState
+    state: GameState
+    replayed: bool
+
+    @property
+    def version(self) -> int:
+        return self.first_version + len(self.events) - 1
+
+    def events_for(self, seat: int | None) -> list[Event]:
+        """The command's events as `seat` may see them (each redacted against the state
+        before it)."""
+        visible = []
+        state = self.before
+        for event in self.events:
+            visible.append(redact_event(event, seat, state))
+            state = evolve(state, event)
+        return visible
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game to start: what the lobby (or a sandbox tool) asks for. The seed and the ruleset
+    are chosen here unless fixed (a fixed seed or setup is for sandbox and teaching tables)."""
+
+    players: int
+    game_id: str = ""
+    builder_may_move: bool = False
+    setup: ExplicitSetup | None = None
+    seed: bytes | None = None
+    seats: tuple[SeatAssignment, ...] = ()
+    ranked: bool = False
+    turn_seconds: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """A view, and when the decision it awaits is due (None: no turn timer or none awaited)."""
+
+    view: PlayerView
+    deadline_ms: int | None

@@ -1,0 +1,197 @@
+"""Pending bot turns are durable state: wake-ups on Redis that any replica acts on.
+
+Two game replicas share one Redis (events and wake-ups). A bot turn whose task was lost is
+announced again by the other replica's sweeper; nothing is announced again once the game moved on
+or ended; after many games answered across both replicas, nothing is left pending.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+import pytest
+import redis.asyncio as aioredis
+
+from services.ai.dispatch import BotScheduler
+from services.ai.turns import BotTurn
+from services.api.verrater.v1 import view_pb2
+from services.codec import view_from_proto
+from services.engine import BotLevel, Phase, SeatAssignment
+from services.eventstore import RedisEventStore
+from services.game.errors import StaleVersion
+from services.game.service import Announcement, GameApplication
+from services.game.timers import RedisTurnTimers, TimerSweeper
+from services.game.values import NewGame
+from services.observability import BOT_TASK_SECONDS
+
+T0 = 1_900_000_000.0
+RECHECK_MS = 3_000
+BOTS = tuple(
+    SeatAssignment(f"bot{seat}", f"Bot {seat}", BotLevel.NORMAL.value) for seat in range(4)
+)
+
+
+@dataclass
+class Clock:
+    now: float = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass
+class Replica:
+    """A game replica as bootstrap wires it, with a launcher that keeps what it was given."""
+
+    app: GameApplication
+    sweeper: TimerSweeper
+    launched: list[BotTurn] = field(default_factory=list)
+
+
+@pytest.fixture
+async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica, Clock]]:
+    clock = Clock()
+    parts: list[RedisEventStore | RedisTurnTimers] = []
+    made = []
+    for _ in range(2):
+        store = RedisEventStore.from_url(fresh_redis_url)
+        timers = RedisTurnTimers.from_url(fresh_redis_url)
+        parts += [store, timers]
+        launched: list[BotTurn] = []
+        scheduler = BotScheduler(launched.append)
+
+        def announce(news: Announcement, scheduler: BotScheduler = scheduler) -> None:
+            scheduler.announce(news.game_id, news.state)
+
+        app = GameApplication(
+            store, announce=announce, timers=timers, clock=clock, bot_recheck_ms=RECHECK_MS
+        )
+        sweeper = TimerSweeper(
+            timers,
+            app.resting,
+            on_expired=scheduler.stand_in,
+            on_bots_overdue=scheduler.announce,
+            recheck_ms=RECHECK_MS,
+            clock=clock,
+        )
+        made.append(Replica(app, sweeper, launched))
+    yield made[0], made[1], clock
+    for part in parts:
+        await part.close()
+
+
+async def play(replica: Replica, turn: BotTurn) -> None:
+    """What a worker does with a turn: decide from the view in it, submit with its id (a view
+    made stale by another bot's move at the same version is left: its state's announcement
+    has the bot's new turn)."""
+    view = view_from_proto(view_pb2.PlayerView.FromString(turn.view))
+    command = random.Random(turn.command_id).choice(view.legal)
+    with contextlib.suppress(StaleVersion):
+        await replica.app.submit(
+            turn.game_id,
+            turn.seat,
+            command,
+            expected_version=turn.version,
+            command_id=turn.command_id,
+        )
+
+
+def bot_moves_timed() -> float:
+    """How many bot moves `verrater_bot_task_seconds` has observed in this process."""
+    return sum(
+        sample.value
+        for metric in BOT_TASK_SECONDS.collect()
+        for sample in metric.samples
+        if sample.name.endswith("_count")
+    )
+
+
+async def test_a_lost_bot_turn_is_announced_again_by_the_other_replica(
+    replicas: tuple[Replica, Replica, Clock],
+) -> None:
+    a, b, clock = replicas
+    _, state = await a.app.start_game(NewGame(players=4, game_id="lost", seats=BOTS))
+    lost = list(a.launched)  # the tasks a sent went nowhere
+    assert lost and all(turn.version == state.version for turn in lost)
+    clock.now += RECHECK_MS / 1000 - 0.001
+    assert await b.sweeper.sweep() == 0
+    clock.now += 0.001
+    assert await b.sweeper.sweep() == 1
+    # (b loads the game cold, which announces its state as well: repeats are harmless)
+    again = b.launched
+    assert {(t.seat, t.version, t.view) for t in again} == {
+        (t.seat, t.version, t.view) for t in lost
+    }
+    # Unanswered still: looked at again after as long as it has waited (doubling).
+    clock.now += RECHECK_MS / 1000
+    assert await a.sweeper.sweep() == 1
+    assert {(t.seat, t.version) for t in a.launched[len(lost) :]} == {
+        (t.seat, t.version) for t in lost
+    }
+    clock.now += RECHECK_MS / 1000
+    assert await b.sweeper.sweep() == 0
+    # Once answered, nothing more is announced for that version.
+    await play(b, again[0])
+    seen_a, seen_b = len(a.launched), len(b.launched)
+    clock.now += 60
+    await a.sweeper.sweep()
+    await b.sweeper.sweep()
+    later = a.launched[seen_a:] + b.launched[seen_b:]
+    assert all(turn.version > state.version for turn in later)
+
+
+async def test_many_games_answered_across_two_replicas_leave_nothing_pending(
+    replicas: tuple[Replica, Replica, Clock], fresh_redis_url: str
+) -> None:
+    a, b, clock = replicas
+    games = 12
+    for number in range(games):
+        await (a if number % 2 else b).app.start_game(
+            NewGame(players=3, game_id=f"g{number}", seats=BOTS[:3])
+        )
+    # Every turn a replica announces is answered through the other one, as round robin does.
+    finished = 0
+    while a.launched or b.launched:
+        for mine, other in ((a, b), (b, a)):
+            turns, mine.launched[:] = list(mine.launched), []
+            for turn in turns:
+                clock.now += 0.01
+                await play(other, turn)
+        finished = sum(
+            [(await a.app.state(f"g{n}")).phase is Phase.GAME_OVER for n in range(games)]
+        )
+    assert finished == games
+    client = aioredis.Redis.from_url(fresh_redis_url)
+    try:
+        assert await client.zcard("verrater:{timers}:wake") == 0
+        assert await client.hlen("verrater:{timers}:version") == 0
+    finally:
+        await client.aclose()
+    clock.now += 3600
+    assert await a.sweeper.sweep() == 0
+    assert await b.sweeper.sweep() == 0
+    assert a.launched == b.launched == []
+
+
+async def test_a_move_answered_elsewhere_is_never_sent_again(
+    replicas: tuple[Replica, Replica, Clock],
+) -> None:
+    a, b, clock = replicas
+    await a.app.start_game(NewGame(players=3, game_id="moved", seats=BOTS[:3]))
+    timed = bot_moves_timed()
+    clock.now += 0.25  # the bot thinks
+    for turn in list(a.launched):
+        await play(b, turn)
+    # The replica that appends a bot's move times it from the state that awaited it.
+    assert bot_moves_timed() == timed + 1
+    answered = {t.version for t in a.launched}
+    a.launched.clear()
+    b.launched.clear()
+    for _ in range(5):
+        clock.now += 60
+        await a.sweeper.sweep()
+        await b.sweeper.sweep()
+    assert not answered & {t.version for t in a.launched + b.launched}
