@@ -321,6 +321,7 @@ def _stack(broker: str | None, workdir: Path) -> Iterator[Stack]:
                 "VERRATER_GUEST_RATE": "0",
                 "VERRATER_GUEST_GLOBAL_RATE": "0",
                 "VERRATER_PEER_TABLES": "0",
+                "VERRATER_STREAMS_PER_PEER": "0",
                 "VERRATER_GRACE_SECONDS": "3",
             }
 

@@ -239,6 +239,7 @@ def run_load_bench(
             "VERRATER_GUEST_RATE": "0",
             "VERRATER_GUEST_GLOBAL_RATE": "0",
             "VERRATER_PEER_TABLES": "0",
+            "VERRATER_STREAMS_PER_PEER": "0",
         }
         processes = {}
         for index, port in enumerate(game_ports, start=1):
