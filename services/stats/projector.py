@@ -134,8 +134,10 @@ class StatsProjector:
                 await self.step()
                 delay = _FIRST_DELAY
             except ResponseError as error:
-                # The inbox was deleted under us (a flushed database): start it over.
-                if not str(error).startswith(("NOGROUP", "UNBLOCKED")):
+                # The inbox was deleted under us (a flushed database): start it over. A step
+                # finds it gone as NOGROUP, or blocked in XREADGROUP as UNBLOCKED, or between the
+                # trim's calls (XINFO) as "no such key".
+                if not str(error).startswith(("NOGROUP", "UNBLOCKED", "no such key")):
                     raise
                 log.warning("stats projector: the inbox is gone (%s); recreating it", error)
                 self._group_ready = False
