@@ -60,7 +60,7 @@ from .errors import (
     StaleVersion,
     VersionOutOfRange,
 )
-from .timers import TurnTimers, next_wake, wake_stands
+from .timers import TurnTimers, next_wake, nothing_to_clear, wake_stands
 from .values import CommandResult, NewGame, Seen
 
 logger = logging.getLogger(__name__)
@@ -261,6 +261,8 @@ class GameApplication:
                 # the state this one follows: when it comes, the sweeper sets the next wake-up
                 # from the state it finds (saves a Redis call per bot move).
                 game.wake = (state.version, game.wake[1] if game.wake else None)
+            elif wake is None and nothing_to_clear(game.wake, before_version):
+                game.wake = (state.version, None)  # nothing was set, nothing is due: no call
             else:
                 await self._timers.set(game_id, state.version, wake)
                 game.wake = (state.version, wake)

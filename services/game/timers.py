@@ -210,6 +210,14 @@ def wake_stands(known: tuple[int, int | None] | None, before: int, wake: int | N
     )
 
 
+def nothing_to_clear(known: tuple[int, int | None] | None, before: int) -> bool:
+    """Whether this replica left no wake-up for the state at `before` (the state the new one
+    follows, so no other replica has appended since): a next state that awaits nothing timed
+    needs no Redis call. (Should another replica's sweep have set one meanwhile, it fires once,
+    finds nothing due and clears itself.)"""
+    return known is not None and known[0] == before and known[1] is None
+
+
 def recheck_at(rest_since_ms: int, now_ms: int, recheck_ms: int) -> int:
     """When to look again at bots' turns pending since `rest_since_ms`: `recheck_ms` after it,
     then after as long again as they have waited (doubling), at most `MAX_RECHECK_MS` apart."""

@@ -171,6 +171,51 @@ async def test_a_game_without_people_to_wait_for_has_no_timer(
     assert await timers.next_wake_ms() is None
 
 
+class CountingTimers(InMemoryTurnTimers):
+    """In-memory timers that count the writes a replica makes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes = 0
+
+    async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
+        self.writes += 1
+        await super().set(game_id, version, wake_ms)
+
+
+async def test_an_untimed_game_writes_no_timer_per_decision() -> None:
+    timers = CountingTimers()
+    app = GameApplication(InMemoryEventStore(), timers=timers, clock=Clock())
+    game_id, _ = await app.start_game(NewGame(players=4, game_id="untimed", seats=SEATS))
+    rng = random.Random(3)
+    for decision in range(20):
+        state = await app.state(game_id)
+        seat = to_act(state)[0]
+        await app.submit(
+            game_id,
+            seat,
+            rng.choice(legal_commands(state, seat)),
+            expected_version=state.version,
+            command_id=f"c{decision}",
+        )
+    assert timers.writes == 0  # a new game has no wake-up, and no state of this one needs any
+    assert await timers.next_wake_ms() is None
+
+
+async def test_a_wake_up_left_by_another_replica_fires_once_and_clears_itself(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    store, timers = parts
+    clock, calls = Clock(), Calls()
+    app = GameApplication(store, timers=timers, clock=clock)
+    game_id, _ = await app.start_game(NewGame(players=4, game_id="untimed", seats=SEATS))
+    state = await app.state(game_id)
+    await timers.set(game_id, state.version, int(T0 * 1000))  # a stale wake-up
+    assert await _sweeper(app, timers, calls, clock).sweep() == 1
+    assert (calls.expired, calls.warned) == ([], [])
+    assert await timers.next_wake_ms() is None
+
+
 async def test_a_correspondence_game_survives_a_restart_and_times_out_days_later(
     fresh_redis_url: str,
 ) -> None:
