@@ -11,6 +11,9 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ClusterDownError, RedisClusterException, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://", *CLUSTER_SCHEMES)
@@ -18,6 +21,19 @@ REDIS_SCHEMES = ("redis://", "rediss://", "unix://", *CLUSTER_SCHEMES)
 AnyRedis = Redis | RedisCluster
 """A redis-py asyncio client on a standalone Redis or on a cluster: the commands the services
 send (single-key, or several keys of one hash tag) work the same on both."""
+
+
+TRANSIENT_REDIS_ERRORS: tuple[type[Exception], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterDownError,
+    TryAgainError,
+    RedisClusterException,
+    TimeoutError,
+)
+"""What to answer ``UNAVAILABLE`` (retry later) for: a server away, or a cluster failing over
+(between a master's death and its replica's promotion) or without a node for a slot; and a
+call that ran out of time."""
 
 
 def is_cluster_url(url: str) -> bool:
