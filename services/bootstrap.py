@@ -189,7 +189,10 @@ def _bot_scheduler(
         return None, None
     if mode == "celery":
         if not config.broker:
-            raise ValueError("bots on Celery workers need VERRATER_BROKER_URL or REDIS_URL")
+            raise ValueError(
+                "bots on Celery workers need VERRATER_BROKER_URL, or a REDIS_URL that is not a "
+                "cluster (Celery cannot use a Redis Cluster as its broker)"
+            )
         from services.ai.worker import make_app
 
         app = make_app(worker_settings(config))
@@ -203,9 +206,14 @@ def worker_settings(config: Config) -> WorkerSettings:
     """What the Celery workers, and the game service that sends them bot turns, need."""
     from services.ai.worker import WorkerSettings
 
+    if config.broker is None and config.redis_cluster:
+        raise ValueError(
+            "REDIS_URL names a Redis Cluster, which cannot be Celery's broker: "
+            "set VERRATER_BROKER_URL (RabbitMQ, or a standalone Redis)"
+        )
     return WorkerSettings(
         broker_url=config.broker or "redis://127.0.0.1:6379/0",
-        result_url=config.redis_url,
+        result_url=config.standalone_redis_url,
         game_address=config.game_address or "127.0.0.1:50051",
         token_secret=config.token_secret,
         visibility_timeout_s=config.task_visibility_seconds,
@@ -346,7 +354,9 @@ async def start_backend(
         backend.closers.append(backend.publisher.close)
     if "game" in services:
         assert backend.publisher is not None
-        store = event_store or open_store(config.redis_url)
+        store = event_store or open_store(
+            config.redis_url, wait_replicas=config.wait_replicas, wait_ms=config.redis_wait_ms
+        )
         backend.closers.append(store.close)
         scheduler, close_scheduler = _bot_scheduler(config, services, own_address)
         if close_scheduler is not None:

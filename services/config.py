@@ -9,7 +9,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from services.eventstore import is_cluster_url
 from services.rpc import DEFAULT_TOKEN_TTL_SECONDS, DEVELOPMENT_SECRET, TokenIssuer
+
+
+def _optional_int(value: str | None) -> int | None:
+    return int(value) if value else None
 
 
 @dataclass(frozen=True)
@@ -20,7 +25,13 @@ class Config:
     """
 
     bind: str = "127.0.0.1:50051"
+    # redis://host:port/db (a standalone Redis) or redis+cluster://host:port (any node of a
+    # Redis Cluster); None: in memory.
     redis_url: str | None = None
+    # Replicas that must hold an append before it is acknowledged (WAIT), and how long to wait
+    # for them: None is 1 on a cluster, 0 on a standalone Redis.
+    redis_wait_replicas: int | None = None
+    redis_wait_ms: int = 1000
     token_secret: str = DEVELOPMENT_SECRET
     token_ttl_seconds: int = DEFAULT_TOKEN_TTL_SECONDS
     game_address: str | None = None
@@ -91,6 +102,8 @@ class Config:
         return cls(
             bind=env.get("VERRATER_BIND", cls.bind),
             redis_url=env.get("REDIS_URL") or None,
+            redis_wait_replicas=_optional_int(env.get("VERRATER_REDIS_WAIT_REPLICAS")),
+            redis_wait_ms=int(env.get("VERRATER_REDIS_WAIT_MS", cls.redis_wait_ms)),
             token_secret=env.get("VERRATER_TOKEN_SECRET") or cls.token_secret,
             token_ttl_seconds=int(env.get("VERRATER_TOKEN_TTL", cls.token_ttl_seconds)),
             game_address=env.get("VERRATER_GAME_ADDR") or None,
@@ -135,9 +148,27 @@ class Config:
         )
 
     @property
+    def redis_cluster(self) -> bool:
+        return self.redis_url is not None and is_cluster_url(self.redis_url)
+
+    @property
+    def standalone_redis_url(self) -> str | None:
+        """REDIS_URL when it names a standalone Redis (which can also be Celery's broker and
+        result backend; a cluster cannot)."""
+        return None if self.redis_cluster else self.redis_url
+
+    @property
     def broker(self) -> str | None:
-        """Celery's broker: VERRATER_BROKER_URL, else the event store's Redis."""
-        return self.broker_url or self.redis_url
+        """Celery's broker: VERRATER_BROKER_URL, else the event store's Redis (unless that is
+        a cluster: Celery cannot use one)."""
+        return self.broker_url or self.standalone_redis_url
+
+    @property
+    def wait_replicas(self) -> int:
+        """Replicas an append waits for: VERRATER_REDIS_WAIT_REPLICAS, else 1 on a cluster."""
+        if self.redis_wait_replicas is not None:
+            return self.redis_wait_replicas
+        return 1 if self.redis_cluster else 0
 
     @property
     def issuer(self) -> TokenIssuer:

@@ -5,6 +5,9 @@ it starts lazily, so test runs that never ask for Redis never start one. ``fresh
 (function) is the same URL after ``FLUSHDB``. With ``REDIS_URL`` set, that flush hits the
 database named in the URL: point it at a throwaway one (``redis://host:6379/15``).
 ``persistent_redis`` is an extra private server with AOF for tests that crash and restart Redis.
+``redis_cluster`` (session) is a private Redis Cluster of three masters and three replicas
+(:mod:`services.devtools.redis_cluster`), started on first use; ``fresh_cluster_url``
+(function) is its ``redis+cluster://`` URL after every master was flushed.
 ``rabbitmq_url`` (session) is a real RabbitMQ (:mod:`tests.support.rabbitmq`); without one its
 tests are skipped, saying why. Which Redis and which RabbitMQ served the run is printed in the
 terminal summary.
@@ -27,11 +30,13 @@ from pathlib import Path
 import pytest
 import redis
 
+from services.devtools.redis_cluster import RedisClusterServers
 from tests.support.rabbitmq import find_test_rabbitmq
 from tests.support.redis_server import RedisServer, start_private_redis, start_test_redis
 
 _REDIS_DESCRIPTION = pytest.StashKey[str]()
 _RABBITMQ_DESCRIPTION = pytest.StashKey[str]()
+_CLUSTER_DESCRIPTION = pytest.StashKey[str]()
 
 
 @pytest.fixture(scope="session")
@@ -65,6 +70,33 @@ def fresh_redis_url(redis_url: str) -> str:
     return redis_url
 
 
+@pytest.fixture(scope="session")
+def redis_cluster(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RedisClusterServers]:
+    cluster = RedisClusterServers(tmp_path_factory.mktemp("redis-cluster"))
+    cluster.start()
+    request.config.stash[_CLUSTER_DESCRIPTION] = cluster.description
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def fresh_cluster_url(redis_cluster: RedisClusterServers) -> str:
+    """The cluster's URL after flushing every master (a test that killed one waits for its
+    replica to take over first)."""
+    redis_cluster.wait_until_ok()
+    for node in redis_cluster.nodes:
+        if not node.running:
+            continue
+        with redis.Redis(port=node.port) as client:
+            if client.info("replication")["role"] == "master":
+                client.flushall()
+    return redis_cluster.url
+
+
 @pytest.fixture
 def persistent_redis(tmp_path: Path) -> Iterator[RedisServer]:
     server = start_private_redis(tmp_path / "redis-aof", appendonly=True)
@@ -80,6 +112,9 @@ def pytest_terminal_summary(
     description = config.stash.get(_REDIS_DESCRIPTION, None)
     if description is not None:
         terminalreporter.write_line(f"redis: {description}")
+    cluster = config.stash.get(_CLUSTER_DESCRIPTION, None)
+    if cluster is not None:
+        terminalreporter.write_line(f"redis cluster: {cluster}")
     rabbitmq = config.stash.get(_RABBITMQ_DESCRIPTION, None)
     if rabbitmq is not None:
         terminalreporter.write_line(f"rabbitmq: {rabbitmq}")

@@ -16,7 +16,7 @@ import socket
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -78,17 +78,23 @@ class RedisServer:
         port: int | None = None,
         appendonly: bool = False,
         binary: str | None = None,
+        extra_args: Sequence[str] = (),
     ) -> None:
         self.binary, self.origin = (binary, "given") if binary else find_redis_server()
         self.version = redis_server_version(self.binary)
         self.workdir = workdir
         self.port = port or free_port()
         self.appendonly = appendonly
+        self.extra_args = tuple(extra_args)
         self._process: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
 
     @property
     def running(self) -> bool:
@@ -116,6 +122,7 @@ class RedisServer:
             args += ["--appendonly", "yes", "--appendfsync", "always"]
         else:
             args += ["--appendonly", "no"]
+        args += self.extra_args
         self._process = subprocess.Popen(
             args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )

@@ -18,9 +18,18 @@ from .base import (
 )
 from .memory import InMemoryEventStore
 from .redis import RedisEventStore
+from .redis.urls import (
+    REDIS_SCHEMES,
+    TRANSIENT_REDIS_ERRORS,
+    AnyRedis,
+    is_cluster_url,
+    redis_client,
+)
 
 __all__ = [
     "GENESIS_HASH",
+    "TRANSIENT_REDIS_ERRORS",
+    "AnyRedis",
     "EventStore",
     "EventStoreError",
     "InMemoryEventStore",
@@ -30,21 +39,26 @@ __all__ = [
     "StoredEvent",
     "VersionConflict",
     "chain_hash",
+    "is_cluster_url",
     "open_store",
+    "redis_client",
     "verify_chain",
 ]
 
-_REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 
-
-def open_store(url: str | None) -> EventStore:
+def open_store(url: str | None, *, wait_replicas: int = 0, wait_ms: int = 1000) -> EventStore:
     """The store named by ``url``: ``None`` or ``"memory://"`` is in-process (embedded mode),
-    ``redis://``, ``rediss://`` or ``unix://`` is Redis Streams (distributed mode).
+    ``redis://``, ``rediss://`` or ``unix://`` is Redis Streams (distributed mode), and
+    ``redis+cluster://host:port`` Redis Streams on the Redis Cluster that node belongs to.
 
-    This is the one place that maps configuration (``REDIS_URL``) to an implementation.
+    This is the one place that maps configuration (``REDIS_URL``) to an implementation. On
+    Redis, appends are acknowledged once ``wait_replicas`` replicas hold them (waiting up to
+    ``wait_ms``; see :class:`RedisEventStore`).
     """
     if url is None or url == "memory://":
         return InMemoryEventStore()
-    if url.startswith(_REDIS_SCHEMES):
-        return RedisEventStore.from_url(url)
-    raise ValueError(f"unsupported event store url {url!r}: use memory:// or redis://...")
+    if url.startswith(REDIS_SCHEMES):
+        return RedisEventStore.from_url(url, wait_replicas=wait_replicas, wait_timeout_ms=wait_ms)
+    raise ValueError(
+        f"unsupported event store url {url!r}: use memory://, redis://... or redis+cluster://..."
+    )

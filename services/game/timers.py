@@ -31,12 +31,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
 
-import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from services.engine import GameState
-from services.eventstore import StoreUnavailable
+from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, StoreUnavailable, redis_client
 
 from .clock import bot_seats_to_act, deadline_ms, human_seats_to_act, warning_ms
 from .errors import GameNotFound
@@ -59,7 +55,7 @@ def _as_store_errors() -> Iterator[None]:
     """Redis unreachable, busy loading or timing out is the store being unavailable."""
     try:
         yield
-    except (RedisConnectionError, RedisTimeoutError, TimeoutError) as error:
+    except TRANSIENT_REDIS_ERRORS as error:
         raise StoreUnavailable(f"turn timers unreachable: {error!r}") from error
 
 
@@ -154,7 +150,7 @@ class RedisTurnTimers(TurnTimers):
     id -> wake time in ms) and `<prefix>:{timers}:version` (hash, game id -> the version that
     set it). Both keys share a hash tag, so the scripts run on one Redis Cluster slot."""
 
-    def __init__(self, client: aioredis.Redis, key_prefix: str = "verrater") -> None:
+    def __init__(self, client: AnyRedis, key_prefix: str = "verrater") -> None:
         self._redis = client
         self._wake_key = f"{key_prefix}:{{timers}}:wake"
         self._version_key = f"{key_prefix}:{{timers}}:version"
@@ -163,7 +159,7 @@ class RedisTurnTimers(TurnTimers):
 
     @classmethod
     def from_url(cls, url: str) -> RedisTurnTimers:
-        return cls(aioredis.Redis.from_url(url))
+        return cls(redis_client(url))
 
     async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
         wake = "-" if wake_ms is None else str(wake_ms)
@@ -325,7 +321,7 @@ class TimerSweeper:
                 delay = POLL_INTERVAL_S
                 if upcoming is not None:
                     delay = min(delay, max(0.0, (upcoming - self._now_ms()) / 1000))
-            except (StoreUnavailable, RedisConnectionError, RedisTimeoutError, OSError) as error:
+            except TRANSIENT_REDIS_ERRORS + (StoreUnavailable, OSError) as error:
                 log.warning("turn timers unreachable (%s); retrying", error)
                 delay = min(delay * 2, 5.0)
             if changed is None:

@@ -13,11 +13,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
-import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from services.engine import PLAYER_COUNTS
+from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, redis_client
 
 from .model import GameProgress, Player, Table
 from .store import FINISHED_KEPT, LobbyStore, LobbyUnavailable, RequestRecord, index_change
@@ -104,7 +101,7 @@ class RedisLobbyStore(LobbyStore):
 
     CHANNEL = f"{_PREFIX}:changed"
 
-    def __init__(self, client: aioredis.Redis) -> None:
+    def __init__(self, client: AnyRedis) -> None:
         super().__init__()
         self._redis = client
         self._cas = client.register_script(_CAS_SCRIPT)
@@ -116,7 +113,7 @@ class RedisLobbyStore(LobbyStore):
 
     @classmethod
     def from_url(cls, url: str) -> RedisLobbyStore:
-        return cls(aioredis.Redis.from_url(url))
+        return cls(redis_client(url))
 
     @staticmethod
     def _table_key(table_id: str) -> str:
@@ -321,7 +318,7 @@ class RedisLobbyStore(LobbyStore):
                     async for message in pubsub.listen():
                         if message.get("type") == "message":
                             self._notify(_text(message["data"]))
-            except (RedisConnectionError, RedisTimeoutError, OSError):
+            except TRANSIENT_REDIS_ERRORS + (OSError,):
                 await asyncio.sleep(0.5)
 
     async def close(self) -> None:
@@ -337,7 +334,7 @@ class RedisLobbyStore(LobbyStore):
 async def _available() -> AsyncIterator[None]:
     try:
         yield
-    except (RedisConnectionError, RedisTimeoutError) as error:
+    except TRANSIENT_REDIS_ERRORS as error:
         raise LobbyUnavailable(f"the lobby store is unavailable, retry: {error}") from error
 
 

@@ -17,10 +17,9 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
-from redis.asyncio import Redis
-
 from services.codec import Record
 from services.engine import GameState, Phase
+from services.eventstore import AnyRedis
 
 log = logging.getLogger("verrater.stats")
 
@@ -30,7 +29,7 @@ INBOX_KEY = f"{KEY_PREFIX}:inbox"
 GAME_ID_FIELD = "game_id"
 
 
-async def announce_finished(redis: Redis, game_id: str) -> None:
+async def announce_finished(redis: AnyRedis, game_id: str) -> None:
     """Queue `game_id` for the stats projectors (one XADD; repeating it is harmless)."""
     await redis.xadd(INBOX_KEY, {GAME_ID_FIELD: game_id})
 

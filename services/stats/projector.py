@@ -22,12 +22,16 @@ import os
 import socket
 from typing import Any
 
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from services.codec import MalformedMessage, decode_record
 from services.engine import GameEnded
-from services.eventstore import EventStore, RedisEventStore, StoreUnavailable
+from services.eventstore import (
+    TRANSIENT_REDIS_ERRORS,
+    EventStore,
+    RedisEventStore,
+    StoreUnavailable,
+)
 
 from .feed import GAME_ID_FIELD, INBOX_KEY
 from .projection import StatsUnavailable, read_result
@@ -142,7 +146,7 @@ class StatsProjector:
                 log.warning("stats projector: the inbox is gone (%s); recreating it", error)
                 self._group_ready = False
                 self._claim_cursor = "0-0"
-            except (RedisConnectionError, StatsUnavailable, StoreUnavailable) as error:
+            except TRANSIENT_REDIS_ERRORS + (StatsUnavailable, StoreUnavailable) as error:
                 log.warning("stats projector: %s; retrying in %.1fs", error, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, _MAX_DELAY)

@@ -25,13 +25,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 
-from redis.asyncio import Redis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from services.engine import BotLevel
+from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, is_cluster_url, redis_client
 
 from .feed import KEY_PREFIX, announce_finished
 from .projection import (
@@ -92,12 +90,15 @@ def rating_key(player_id: str) -> str:
     return f"{KEY_PREFIX}:rating:{player_id}"
 
 
-def connect(url: str) -> Redis:
+def connect(url: str) -> AnyRedis:
     """A client for the projection's keys: text replies, and no socket timeout or retries of
     redis-py's own. With those, redis-py can swallow a task's cancellation on Python 3.11 (and
     then retry), so a projector would not stop; `RedisStats.call` puts the timeout around each
     call instead, as the event store does."""
-    return Redis.from_url(
+    if is_cluster_url(url):
+        # The cluster client's retries follow MOVED replies and failovers: keep them.
+        return redis_client(url, decode_responses=True, socket_timeout=None)
+    return redis_client(
         url, decode_responses=True, socket_timeout=None, retry=Retry(NoBackoff(), 0)
     )
 
@@ -138,9 +139,9 @@ class RedisStats(StatsProjection):
     """Reads and writes the projection's keys. `record_finished` only queues the game id: the
     projectors (`projector.py`) read the log and call `apply`."""
 
-    def __init__(self, redis: Redis, *, command_timeout: float = 5.0) -> None:
+    def __init__(self, redis: AnyRedis, *, command_timeout: float = 5.0) -> None:
         """`redis` should come from :func:`connect` (text replies, no redis-py timeouts)."""
-        if not redis.connection_pool.connection_kwargs.get("decode_responses"):
+        if not redis.get_encoder().decode_responses:
             raise ValueError("RedisStats reads text: connect with decode_responses=True")
         self.command_timeout = command_timeout
         self.redis = redis
@@ -157,7 +158,7 @@ class RedisStats(StatsProjection):
         try:
             async with asyncio.timeout(self.command_timeout + blocking_seconds):
                 yield
-        except (RedisConnectionError, RedisTimeoutError, TimeoutError) as error:
+        except TRANSIENT_REDIS_ERRORS as error:
             raise StatsUnavailable(f"redis unreachable: {error!r}") from error
 
     async def record_finished(self, game_id: str) -> None:

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from services.engine import ExplicitSetup
+from services.eventstore import redis_client
 from services.stats import UnrankedReason
 from services.stats.ratings import DEFAULT_MU, DEFAULT_SIGMA
 
@@ -15,10 +16,16 @@ from .games import Harness, decisive_game, harness, humans, played_game, with_bo
 TABLE = humans("Anna", "Bert", "Cleo", "Dirk")
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 async def h(request: pytest.FixtureRequest) -> AsyncIterator[Harness]:
-    url = request.getfixturevalue("fresh_redis_url") if request.param == "redis" else None
-    async with harness(request.param, url) as running:
+    url = None
+    if request.param == "redis":
+        url = request.getfixturevalue("redis_url")
+        async with redis_client(url) as client:
+            await client.flushdb()
+    elif request.param == "redis-cluster":
+        url = request.getfixturevalue("fresh_cluster_url")
+    async with harness("memory" if url is None else "redis", url) as running:
         yield running
 
 

@@ -14,12 +14,13 @@ from services.eventstore import EventStore, RedisEventStore, open_store
 from tests.store.redis_stores import StoreFactory
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def store_url(request: pytest.FixtureRequest) -> str:
-    """URL of the store under test; the Redis one is only started for the redis variant."""
+    """URL of the store under test; a Redis (or the cluster) is only started for its variant."""
     if request.param == "memory":
         return "memory://"
-    url: str = request.getfixturevalue("fresh_redis_url")
+    fixture = "fresh_cluster_url" if request.param == "redis-cluster" else "fresh_redis_url"
+    url: str = request.getfixturevalue(fixture)
     return url
 
 

@@ -73,7 +73,7 @@ async def test_a_rejoin_answered_by_a_stale_pending_read_leaves_no_gap(
 ) -> None:
     store = make_store(block_ms=60_000)
 
-    async def unblock_arrives_too_early() -> None:
+    async def unblock_arrives_too_early(game_id: str | None = None) -> None:
         """The race this test pins down: CLIENT UNBLOCK reaching Redis before the XREAD."""
 
     monkeypatch.setattr(store._hub, "interrupt_block", unblock_arrives_too_early)

@@ -1,9 +1,14 @@
-"""The Redis store's live tail: one reader per store, fanned out to in-process mailboxes.
+"""The Redis store's live tail: one reader per server, fanned out to in-process mailboxes.
 
-A single blocking ``XREAD`` over all games that have subscribers, on one dedicated connection
-(:class:`~.wire.ReaderConnection`), so a replica with thousands of watching clients holds two
-Redis connections, not thousands. What a subscription does with its mailbox (catching up,
-filling holes) is :meth:`RedisEventStore.subscribe <.store.RedisEventStore.subscribe>`'s.
+On a standalone Redis, a single blocking ``XREAD`` over all games that have subscribers, on one
+dedicated connection (:class:`~.wire.ReaderConnection`), so a replica with thousands of watching
+clients holds two Redis connections, not thousands. On a Redis Cluster one command may only name
+keys of one slot, so there is one reader per master (one connection per node per process,
+whatever the number of watchers), each reading the slots it serves: one blocking ``XREAD`` when
+its watched games share one slot, else one non-blocking ``XREAD`` per slot, pipelined in one
+round trip and repeated every few milliseconds while events come (backing off to
+``_IDLE_POLL`` when none do). What a subscription does with its mailbox (catching up, filling
+holes) is :meth:`RedisEventStore.subscribe <.store.RedisEventStore.subscribe>`'s.
 """
 
 from __future__ import annotations
@@ -16,18 +21,34 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from redis.exceptions import AskError, ClusterDownError, RedisClusterException, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..base import EventStoreError, StoredEvent
 from .entries import events_from_entries
-from .wire import ReaderConnection, Reply
+from .wire import Reply, StoreWire
 
 logger = logging.getLogger(__name__)
 
 # A read names every watched stream, so its cost grows with them: past a hundred watched games
 # the reads are spaced further apart (200 games: 10 ms), keeping their total cost flat.
 _SPACING_PER_STREAM = 0.000_05
+
+# A cluster reader polling several slots: the longest pause between reads when nothing comes.
+_IDLE_POLL = 0.05
+
+# What a reader waits out (reconnecting with backoff, reading the slot map again): a server
+# away, a cluster failing over or resharding.
+_TRANSIENT = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    TimeoutError,
+    ClusterDownError,
+    TryAgainError,
+    AskError,
+    RedisClusterException,
+)
 
 RECONNECT_FIRST_DELAY = 0.05
 RECONNECT_MAX_DELAY = 2.0
@@ -66,32 +87,33 @@ class Subscriber:
 
 
 class StreamHub:
-    """The store's single live reader: one blocking ``XREAD`` over every subscribed game.
+    """The store's live readers: per server, one reading every subscribed game it serves.
 
     It remembers, per game, the last version it has read (``positions``) and resumes from there
     after a timeout, a wake-up or a reconnect, so a Redis restart costs latency, not events.
-    When the set of games changes, ``CLIENT UNBLOCK`` on the reader's connection makes the
-    pending ``XREAD`` return at once so the next one includes the new game; if that races with
-    the ``XREAD`` still in flight, the new game waits at most one block timeout.
+    When the set of games on a server changes, ``CLIENT UNBLOCK`` on its reader's connection
+    makes the pending ``XREAD`` return at once so the next one includes the new game; if that
+    races with the ``XREAD`` still in flight, the new game waits at most one block timeout.
 
     What it needs of its store comes in as functions: the stream key of a game, where to report
     each head it reads (the store's head cache), and how to send ``CLIENT UNBLOCK`` (on the
-    store's own connections, with its timeout and error mapping).
+    store's own connections, with its timeout and error mapping); the wire says on which server
+    (address) and slot each stream lives, and gives each server's reader connection.
     """
 
     def __init__(
         self,
-        reader: ReaderConnection,
+        wire: StoreWire,
         *,
         name: str,
         stream_key: Callable[[str], str],
         remember_head: Callable[[str, int, str], None],
-        unblock: Callable[[int], Awaitable[object]],
+        unblock: Callable[[str, int], Awaitable[object]],
         block_ms: int,
         min_interval_ms: int,
         command_timeout: float,
     ) -> None:
-        self._reader = reader
+        self._wire = wire
         self._name = name
         self._stream_key = stream_key
         self._remember_head = remember_head
@@ -106,13 +128,15 @@ class StreamHub:
         # Each watched game's stream key, and back: built at join, not on every XREAD.
         self._keys: dict[str, bytes] = {}
         self._games_by_key: dict[bytes, str] = {}
-        self._changed = asyncio.Event()
-        self._reader_id: int | None = None
-        self._task: asyncio.Task[None] | None = None
-        self.rounds = 0
+        self._tails: dict[str, _Tail] = {}
+        self._tail_of: dict[str, _Tail] = {}
+
+    @property
+    def rounds(self) -> int:
         """Reads finished, with events or without (a block that ran out, an ``XREAD`` skipped
-        because everyone left while the reader connected): proof that the reader had its
-        chance, for whoever waits to see what it did with it."""
+        because everyone left while the reader connected), by every reader: proof that the
+        readers had their chance, for whoever waits to see what they did with it."""
+        return sum(tail.rounds for tail in self._tails.values())
 
     @property
     def subscriber_count(self) -> int:
@@ -120,8 +144,17 @@ class StreamHub:
 
     @property
     def task(self) -> asyncio.Task[None] | None:
-        """The running reader task, if any (exposed so tests can count readers)."""
-        return self._task
+        """A running reader task, if any (exposed so tests can count readers: on a standalone
+        Redis there is at most one)."""
+        for tail in self._tails.values():
+            if tail.task is not None:
+                return tail.task
+        return None
+
+    @property
+    def tasks(self) -> list[asyncio.Task[None]]:
+        """Every running reader task: one per server with watched games."""
+        return [tail.task for tail in self._tails.values() if tail.task is not None]
 
     def join(self, subscriber: Subscriber) -> bool:
         """Start delivering the game's new events to ``subscriber``.
@@ -137,8 +170,7 @@ class StreamHub:
             key = self._stream_key(game_id).encode()
             self._keys[game_id] = key
             self._games_by_key[key] = game_id
-            self._start()
-            self._changed.set()
+            self._place(game_id)
             return True
         subscribers.add(subscriber)
         if self._positions[game_id] > subscriber.delivered:
@@ -153,22 +185,53 @@ class StreamHub:
             return
         subscribers.discard(subscriber)
         if not subscribers:
-            del self._subscribers[subscriber.game_id]
-            del self._positions[subscriber.game_id]
-            del self._games_by_key[self._keys.pop(subscriber.game_id)]
+            game_id = subscriber.game_id
+            del self._subscribers[game_id]
+            del self._positions[game_id]
+            del self._games_by_key[self._keys.pop(game_id)]
+            tail = self._tail_of.pop(game_id, None)
+            if tail is not None:
+                tail.remove(game_id)
 
     async def stop(self, reason: EventStoreError) -> None:
-        """Cancel the reader and fail every subscriber with ``reason``."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        """Cancel the readers and fail every subscriber with ``reason``."""
+        for tail in list(self._tails.values()):
+            await tail.stop()
+        self._tails.clear()
         self._fail_all(reason)
 
-    def _start(self) -> None:
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(self._run(), name=self._name)
+    async def interrupt_block(self, game_id: str | None = None) -> None:
+        """Best effort: end the current ``XREAD`` of the reader of ``game_id`` (of every reader
+        without one) so it picks up a new game."""
+        if game_id is not None and game_id in self._tail_of:
+            tails = [self._tail_of[game_id]]
+        else:
+            tails = list(self._tails.values())
+        for tail in tails:
+            await tail.interrupt()
+
+    def _place(self, game_id: str) -> None:
+        """Hand the game to the reader of the server that serves its stream."""
+        address, slot = self._wire.locate(self._keys[game_id])
+        tail = self._tails.get(address)
+        if tail is None:
+            tail = self._tails[address] = _Tail(self, address)
+        self._tail_of[game_id] = tail
+        tail.add(game_id, slot)
+
+    async def _replace_all(self, failed: _Tail) -> None:
+        """After a reader lost its server or met a ``MOVED``: read the slot map again and move
+        every game whose slot now lives elsewhere to that server's reader."""
+        await self._wire.refresh()
+        for game_id, tail in list(self._tail_of.items()):
+            address, _slot = self._wire.locate(self._keys[game_id])
+            if address != tail.address or tail is failed:
+                tail.remove(game_id)
+                self._place(game_id)
+        for address, tail in list(self._tails.items()):
+            if not tail.games and tail is not failed:
+                del self._tails[address]
+                await tail.stop()
 
     def _fail_all(self, reason: EventStoreError) -> None:
         for subscribers in self._subscribers.values():
@@ -178,67 +241,9 @@ class StreamHub:
         self._positions.clear()
         self._keys.clear()
         self._games_by_key.clear()
-
-    async def interrupt_block(self) -> None:
-        """Best effort: end the reader's current ``XREAD`` so it picks up a new game."""
-        if self._reader_id is None:
-            return
-        with contextlib.suppress(EventStoreError):
-            await self._unblock(self._reader_id)
-
-    async def _run(self) -> None:
-        delay = RECONNECT_FIRST_DELAY
-        try:
-            while True:
-                if not self._subscribers:
-                    self._changed.clear()
-                    await self._changed.wait()
-                    continue
-                started = time.monotonic()
-                try:
-                    reply = await self._read_once()
-                except (RedisConnectionError, RedisTimeoutError, TimeoutError) as exc:
-                    self._reader_id = None
-                    logger.warning("event hub lost redis (%s); retrying in %.2fs", exc, delay)
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, RECONNECT_MAX_DELAY)
-                    continue
-                delay = RECONNECT_FIRST_DELAY
-                self.rounds += 1
-                if reply:
-                    self._dispatch(reply)
-                    # Under load every XREAD returns at once with an event or two. Spacing them
-                    # lets each one carry what accumulated meanwhile, so the reads (and their
-                    # cost, which grows with the number of watched games) stay bounded.
-                    spacing = max(self._min_interval, len(self._positions) * _SPACING_PER_STREAM)
-                    pause = started + spacing - time.monotonic()
-                    if pause > 0:
-                        await asyncio.sleep(pause)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:
-            # Anything but a transport error (a foreign key type, a script-less proxy...) would
-            # recur forever: fail the subscribers loudly instead of hanging them.
-            logger.exception("event hub failed")
-            self._fail_all(EventStoreError(f"live event reader failed: {exc!r}"))
-
-    async def _read_once(self) -> Reply:
-        async with asyncio.timeout(self._read_deadline):
-            if self._reader_id is None:
-                self._reader_id = await self._reader.client_id()
-            if not self._positions:
-                return None  # everyone left while the reader connected: nothing to read
-            # XREAD spelled out here and sent on the reader's own connection: redis-py's xread
-            # builds its arguments in a Python loop, and its execute_command adds retries and
-            # observability hooks; with 200 watched games that was a tenth of the service.
-            positions = self._positions
-            keys = self._keys
-            return await self._reader.xread(
-                [keys[game_id] for game_id in positions],
-                [b"0-%d" % version for version in positions.values()],
-                count=512,
-                block_ms=self._block_ms,
-            )
+        self._tail_of.clear()
+        for tail in self._tails.values():
+            tail.games.clear()
 
     def _dispatch(self, reply: Reply) -> None:
         games_by_key = self._games_by_key
@@ -255,3 +260,121 @@ class StreamHub:
                 self._remember_head(game_id, event.version, event.hash)
                 for subscriber in self._subscribers[game_id]:
                     subscriber.deliver(event)
+
+
+class _Tail:
+    """The reader of one server: its games grouped by slot, its connection, its task."""
+
+    def __init__(self, hub: StreamHub, address: str) -> None:
+        self.hub = hub
+        self.address = address
+        self.games: dict[str, int] = {}  # game id -> slot
+        self.rounds = 0
+        self.task: asyncio.Task[None] | None = None
+        self._changed = asyncio.Event()
+        self._reader_id: int | None = None
+
+    def add(self, game_id: str, slot: int) -> None:
+        self.games[game_id] = slot
+        if self.task is None or self.task.done():
+            name = self.hub._name if not self.address else f"{self.hub._name}:{self.address}"
+            self.task = asyncio.get_running_loop().create_task(self._run(), name=name)
+        self._changed.set()
+
+    def remove(self, game_id: str) -> None:
+        self.games.pop(game_id, None)
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+            self.task = None
+
+    async def interrupt(self) -> None:
+        if self._reader_id is None:
+            return
+        with contextlib.suppress(EventStoreError):
+            await self.hub._unblock(self.address, self._reader_id)
+
+    async def _run(self) -> None:
+        hub = self.hub
+        delay = RECONNECT_FIRST_DELAY
+        idle = hub._min_interval
+        try:
+            while True:
+                if not self.games:
+                    self._changed.clear()
+                    await self._changed.wait()
+                    continue
+                started = time.monotonic()
+                try:
+                    replies, polled = await self._read_once()
+                except _TRANSIENT as exc:
+                    self._reader_id = None
+                    logger.warning("event hub lost redis (%s); retrying in %.2fs", exc, delay)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, RECONNECT_MAX_DELAY)
+                    with contextlib.suppress(*_TRANSIENT):
+                        await hub._replace_all(self)
+                    continue
+                delay = RECONNECT_FIRST_DELAY
+                self.rounds += 1
+                got = False
+                for reply in replies:
+                    if reply:
+                        got = True
+                        hub._dispatch(reply)
+                if got:
+                    idle = hub._min_interval
+                    # Under load every XREAD returns at once with an event or two. Spacing them
+                    # lets each one carry what accumulated meanwhile, so the reads (and their
+                    # cost, which grows with the number of watched games) stay bounded.
+                    spacing = max(hub._min_interval, len(self.games) * _SPACING_PER_STREAM)
+                    pause = started + spacing - time.monotonic()
+                    if pause > 0:
+                        await asyncio.sleep(pause)
+                elif polled:
+                    # Several slots cannot share one blocking read: poll, backing off.
+                    idle = min(idle * 2, _IDLE_POLL)
+                    self._changed.clear()
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(idle):
+                            await self._changed.wait()
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            # Anything but a transport error (a foreign key type, a script-less proxy...) would
+            # recur forever: fail the subscribers loudly instead of hanging them.
+            logger.exception("event hub failed")
+            hub._fail_all(EventStoreError(f"live event reader failed: {exc!r}"))
+
+    async def _read_once(self) -> tuple[list[Reply], bool]:
+        """The read of one round: its replies, and whether it polled (did not block)."""
+        hub = self.hub
+        reader = hub._wire.reader_at(self.address)
+        async with asyncio.timeout(hub._read_deadline):
+            if self._reader_id is None:
+                self._reader_id = await reader.client_id()
+            if not self.games:
+                return [], False  # everyone left while the reader connected: nothing to read
+            # XREAD spelled out here and sent on the reader's own connection: redis-py's xread
+            # builds its arguments in a Python loop, and its execute_command adds retries and
+            # observability hooks; with 200 watched games that was a tenth of the service.
+            positions = hub._positions
+            keys = hub._keys
+            by_slot: dict[int, list[str]] = {}
+            for game_id, slot in self.games.items():
+                by_slot.setdefault(slot, []).append(game_id)
+            groups = [
+                (
+                    [keys[game_id] for game_id in games],
+                    [b"0-%d" % positions[game_id] for game_id in games],
+                )
+                for games in by_slot.values()
+            ]
+            if len(groups) == 1:
+                streams, after = groups[0]
+                reply = await reader.xread(streams, after, count=512, block_ms=hub._block_ms)
+                return [reply], False
+            return await reader.xread_each(groups, count=512), True

@@ -17,8 +17,15 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Seque
 from importlib import resources
 from typing import Any, TypeVar
 
+from redis.exceptions import (
+    AskError,
+    ClusterDownError,
+    NoScriptError,
+    RedisClusterException,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..base import (
@@ -36,7 +43,7 @@ from ..base import (
 )
 from .entries import events_from_entries
 from .hub import RECONNECT_FIRST_DELAY, RECONNECT_MAX_DELAY, StreamHub, Subscriber
-from .wire import Arg, Reply, Wire
+from .wire import Arg, Reply, open_wire
 
 logger = logging.getLogger(__name__)
 
@@ -57,6 +64,9 @@ def _as_store_errors() -> Iterator[None]:
         yield
     except (RedisConnectionError, RedisTimeoutError, TimeoutError) as exc:
         raise StoreUnavailable(f"redis unreachable: {exc!r}") from exc
+    except (ClusterDownError, TryAgainError, AskError, RedisClusterException) as exc:
+        # A cluster between a master's death and its replica's promotion, or resharding.
+        raise StoreUnavailable(f"redis cluster unavailable: {exc!r}") from exc
     except ResponseError as exc:
         raise EventStoreError(f"redis refused the command: {exc}") from exc
 
@@ -72,6 +82,12 @@ class RedisEventStore(EventStore):
     subscribes, one dedicated connection for the live reader. ``client_name`` names them in
     ``CLIENT LIST`` (the reader as ``<client_name>-hub``) so operators can tell who holds which
     connection. ``redis`` is a redis-py client on the same Redis, for operators' tools.
+
+    With ``wait_replicas`` above zero an append is acknowledged only once that many replicas
+    have it (``WAIT wait_replicas wait_timeout_ms`` on the append's connection); short of that
+    it fails with :class:`StoreUnavailable`: the events are on the master and may or may not
+    survive its failure, and the caller re-reads to learn which (a retried command with the
+    same command id is answered, not applied twice).
 
     The live reader blocks up to ``block_ms`` per ``XREAD`` and starts them at most every
     ``tail_interval_ms`` (or 50 µs per watched game, when that is longer) while events keep
@@ -91,18 +107,22 @@ class RedisEventStore(EventStore):
         head_cache_size: int = 10_000,
         inbox_limit: int = 1024,
         max_connections: int = 64,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1000,
     ) -> None:
         self.key_prefix = key_prefix
         self.client_name = client_name
         self.command_timeout = command_timeout
-        self._wire = Wire(url, client_name=client_name, max_connections=max_connections)
+        self.wait_replicas = wait_replicas
+        self.wait_timeout_ms = wait_timeout_ms
+        self._wire = open_wire(url, client_name=client_name, max_connections=max_connections)
         self.redis = self._wire.redis
         self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self._head_cache_size = head_cache_size
         self._inbox_limit = inbox_limit
         self._resyncs = 0
         self._hub = StreamHub(
-            self._wire.reader,
+            self._wire,
             name=f"{client_name}-hub",
             stream_key=self.stream_key,
             remember_head=self.remember_head,
@@ -115,7 +135,8 @@ class RedisEventStore(EventStore):
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> RedisEventStore:
-        """Store on the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``).
+        """Store on the Redis at ``url`` (``redis://``, ``rediss://`` or ``unix://``), or on the
+        Redis Cluster that ``redis+cluster://host:port`` names a node of.
 
         ``options`` are the keyword arguments of the constructor. Connecting is lazy: a wrong
         URL surfaces as :class:`StoreUnavailable` on first use. Keep ``socket_timeout`` out of
@@ -139,18 +160,21 @@ class RedisEventStore(EventStore):
         args: list[Arg] = [expected_version, prev_hash]
         for event in events:
             args += [event.payload, event.hash]
-        reply, retried = await self._execute(
-            lambda: self._run_append_script(self.stream_key(game_id), args)
+        (reply, acknowledged), retried = await self._execute(
+            lambda: self._run_append_script(self.stream_key(game_id), args),
+            timeout=self.command_timeout + max(self.wait_timeout_ms, 0) / 1000,
         )
         status = _text(reply[0])
         if status == "ok":
             self.remember_head(game_id, events[-1].version, events[-1].hash)
+            self._check_replicated(game_id, acknowledged)
             return events
         actual, head_hash = int(reply[1]), _text(reply[2])
         if retried and (actual, head_hash) == (events[-1].version, events[-1].hash):
             # The first attempt ran but its reply was lost: the head is exactly our batch chained
             # onto the version we expected, which the hash chain makes unambiguous.
             self.remember_head(game_id, actual, head_hash)
+            self._check_replicated(game_id, acknowledged)
             return events
         if status == "conflict":
             # The script read this head atomically: the caller's retry will hit the cache.
@@ -161,16 +185,33 @@ class RedisEventStore(EventStore):
             self._heads.pop(game_id, None)
         raise VersionConflict(game_id, expected_version, actual)
 
-    async def _run_append_script(self, key: str, args: list[Arg]) -> Reply:
-        """``EVALSHA`` of the append script, loading it first where Redis does not know it
-        (a restart, a failover, ``SCRIPT FLUSH``). Sent as a plain command: redis-py's Script
-        wrapper and its ``evalsha`` decorators were a sixth of an append's client time."""
-        call = self._wire.call
-        try:
-            return await call("EVALSHA", _APPEND_SHA, 1, key, *args)
-        except NoScriptError:
-            await call("SCRIPT", "LOAD", APPEND_SCRIPT)
-            return await call("EVALSHA", _APPEND_SHA, 1, key, *args)
+    def _check_replicated(self, game_id: str, acknowledged: int) -> None:
+        if acknowledged < self.wait_replicas:
+            raise StoreUnavailable(
+                f"append to game {game_id} reached {acknowledged} of {self.wait_replicas} "
+                f"replicas within {self.wait_timeout_ms} ms: it may or may not survive a "
+                "failover; read the game again"
+            )
+
+    async def _run_append_script(self, key: str, args: list[Arg]) -> tuple[Reply, int]:
+        """``EVALSHA`` of the append script (then ``WAIT``, when appends wait for replicas):
+        its reply and the replicas that acknowledged it. Where Redis does not know the script
+        (a restart, a failover, ``SCRIPT FLUSH``) it is sent whole with ``EVAL``, which runs it
+        and caches it on that server. Sent as a plain command: redis-py's Script wrapper and
+        its ``evalsha`` decorators were a sixth of an append's client time."""
+        for command in (
+            ("EVALSHA", _APPEND_SHA, 1, key, *args),
+            ("EVAL", APPEND_SCRIPT, 1, key, *args),
+        ):
+            try:
+                if self.wait_replicas <= 0:
+                    return await self._wire.call(*command), 0
+                return await self._wire.call_then_wait(
+                    command, self.wait_replicas, self.wait_timeout_ms
+                )
+            except NoScriptError:
+                continue
+        raise EventStoreError("redis refused the append script")
 
     async def read(
         self, game_id: str, after_version: int = 0, limit: int | None = None
@@ -207,11 +248,8 @@ class RedisEventStore(EventStore):
     async def incarnation(self) -> str:
         """See :meth:`EventStore.incarnation`: the server's ``run_id`` (new at every start)."""
         self._check_open()
-        info, _ = await self._execute(lambda: self._wire.call("INFO", "server"))
-        for line in _text(info).splitlines():
-            if line.startswith("run_id:"):
-                return line.removeprefix("run_id:").strip()
-        return ""
+        run_ids, _ = await self._execute(self._wire.run_ids)
+        return ",".join(run_ids)
 
     async def subscribe(
         self, game_id: str, after_version: int = 0
@@ -235,7 +273,7 @@ class RedisEventStore(EventStore):
         joined_new_game = self._hub.join(subscriber)
         try:
             if joined_new_game:
-                await self._hub.interrupt_block()
+                await self._hub.interrupt_block(game_id)
             while True:
                 if subscriber.failure is not None:
                     raise subscriber.failure
@@ -298,27 +336,32 @@ class RedisEventStore(EventStore):
         while len(self._heads) > self._head_cache_size:
             self._heads.popitem(last=False)
 
-    async def _execute(self, command: Callable[[], Awaitable[T]]) -> tuple[T, bool]:
+    async def _execute(
+        self, command: Callable[[], Awaitable[T]], timeout: float | None = None
+    ) -> tuple[T, bool]:
         """Run one Redis call, once more if its connection dropped; return (result, retried).
 
         After a Redis restart or failover every pooled connection is dead and only its first
         use finds out, so one immediate retry on a fresh connection hides that. A second drop
         means Redis is really unreachable. Timeouts are not retried: the command may be running.
         A timeout disconnects the connection (redis-py drops it on any interrupted read). The
-        deadline includes waiting for a free connection when ``max_connections`` are busy.
+        deadline (``command_timeout``, unless ``timeout`` says otherwise: an append also waits
+        for its replicas) includes waiting for a free connection when ``max_connections`` are
+        busy.
         """
+        deadline = self.command_timeout if timeout is None else timeout
         with _as_store_errors():
             try:
-                async with asyncio.timeout(self.command_timeout):
+                async with asyncio.timeout(deadline):
                     return await command(), False
             except RedisConnectionError:
                 logger.info("redis connection dropped; retrying once on a fresh connection")
-                async with asyncio.timeout(self.command_timeout):
+                async with asyncio.timeout(deadline):
                     return await command(), True
 
-    async def _unblock(self, client_id: int) -> None:
-        """``CLIENT UNBLOCK`` of the live reader's connection, for the hub."""
-        await self._execute(lambda: self._wire.call("CLIENT", "UNBLOCK", client_id))
+    async def _unblock(self, address: str, client_id: int) -> None:
+        """``CLIENT UNBLOCK`` of a live reader's connection, for the hub."""
+        await self._execute(lambda: self._wire.unblock(address, client_id))
 
     async def _hash_at(self, game_id: str, version: int) -> str:
         """Hash of the event at ``version``: from the cache, or by reading the head."""

@@ -23,20 +23,31 @@ and not in production. pyproject.toml pins the redis-py versions it is known to 
   ``disconnect(nowait=True)``.
 - ``redis.asyncio.retry.Retry`` and ``redis.backoff.NoBackoff``, to switch redis-py's retries off.
 - ``hiredis.pack_command``.
+- On a Redis Cluster (:class:`ClusterWire`): ``redis.asyncio.cluster.RedisCluster``'s
+  ``get_node_from_key`` and ``get_primaries`` (public) and ``nodes_manager.initialize()``, which
+  reads the slot map again after a ``MOVED`` reply or a failover.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
-from typing import Any, cast
+from typing import Any, Protocol, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import hiredis
 from redis.asyncio import ConnectionPool, Redis
+from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.crc import key_slot
+from redis.exceptions import AskError, ClusterDownError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .urls import is_cluster_url, plain_url
 
 Arg = bytes | str | int
 """A command's name or argument, as hiredis packs it (``str`` as UTF-8)."""
@@ -53,51 +64,46 @@ def pack_command(args: tuple[Arg, ...]) -> bytes:
     return packed
 
 
-class Wire:
-    """The store's connections to one Redis: a bounded set for its commands (:meth:`call`) and
-    the live reader's own (:attr:`reader`).
+class _Connections:
+    """A bounded set of connections to one Redis server, made by ``factory`` outside any pool.
 
-    ``redis`` is redis-py's public client on the same URL, with the same options, for whatever
-    is not on a hot path (operators' scans, say); the wire takes its connections from that
-    client's pool factory, outside the pool.
+    redis-py's asyncio pool fails a command outright when all its connections are in use; a
+    burst of appends across many games waits for a free one here instead.
     """
 
-    def __init__(self, url: str, *, client_name: str, max_connections: int) -> None:
-        # Timeouts are the store's (asyncio.timeout around each call), not redis-py's
-        # socket_timeout: with one set, redis-py sends through asyncio.wait_for, which on Python
-        # 3.11 can swallow a cancellation, and a cancelled subscriber or hub would then run on.
-        # No retries inside redis-py either: the store retries, so append knows when it did, and
-        # the hub owns reconnecting with backoff.
-        options: dict[str, Any] = {"socket_timeout": None, "retry": Retry(NoBackoff(), 0)}
-        self.redis: Redis = Redis.from_url(
-            url, client_name=client_name, max_connections=max_connections, **options
-        )
-        self._factory = self.redis.connection_pool
-        if self._factory.connection_kwargs.get("decode_responses"):
-            raise ValueError("the event store reads raw payload bytes: drop decode_responses")
+    def __init__(self, factory: ConnectionPool, max_connections: int) -> None:
+        self._factory = factory
         self._idle: list[AbstractConnection] = []
-        # redis-py's asyncio pool fails a command outright when all its connections are in use;
-        # a burst of appends across many games waits for a free one here instead.
         self._slots = asyncio.Semaphore(max_connections)
-        self.reader = ReaderConnection(
-            ConnectionPool.from_url(url, client_name=f"{client_name}-hub", **options)
-        )
 
-    async def call(self, *args: Arg) -> Reply:
-        """One command on one of the store's own connections; the raw reply.
+    async def call(self, args: tuple[Arg, ...], then: tuple[Arg, ...] = ()) -> Reply:
+        """``args`` on one connection, and ``then`` right after it on the same connection
+        (pipelined: one round trip); the raw reply of ``args`` (and of ``then``, as a pair).
 
-        Waits for a free connection while ``max_connections`` are in use. A connection error
-        disconnects every idle connection too: after a Redis restart they are all dead, and the
-        store's one retry must get a fresh one. redis-py disconnects a connection itself when a
-        command is interrupted mid-reply (a timeout, a cancellation), and the next command on
-        it reconnects.
+        A connection error disconnects every idle connection too: after a Redis restart they
+        are all dead, and the store's one retry must get a fresh one. redis-py disconnects a
+        connection itself when a command is interrupted mid-reply (a timeout, a cancellation),
+        and the next command on it reconnects.
         """
         async with self._slots:
             idle = self._idle
             connection = idle.pop() if idle else self._factory.make_connection()  # type: ignore[no-untyped-call]
             try:
-                await connection.send_packed_command(pack_command(args), check_health=False)
-                return await connection.read_response()
+                packed = pack_command(args)
+                if not then:
+                    await connection.send_packed_command(packed, check_health=False)
+                    return await connection.read_response()
+                await connection.send_packed_command(
+                    packed + pack_command(then), check_health=False
+                )
+                try:
+                    first = await connection.read_response()
+                except RedisConnectionError:
+                    raise
+                except Exception:
+                    await connection.read_response()  # the second reply is on its way: drain it
+                    raise
+                return first, await connection.read_response()
             except RedisConnectionError:
                 for other in idle:
                     await other.disconnect(nowait=True)
@@ -106,16 +112,271 @@ class Wire:
                 idle.append(connection)
 
     async def close(self) -> None:
-        """Disconnect the reader, every command connection and the public client."""
-        await self.reader.close()
-        await self.redis.aclose()
         for connection in self._idle:
             await connection.disconnect()
         self._idle.clear()
 
 
+class StoreWire(Protocol):
+    """What the store and its live reader need of their connections, on a standalone Redis
+    (:class:`Wire`) or a Redis Cluster (:class:`ClusterWire`).
+
+    Commands name their key first where they have one (``EVALSHA sha 1 key``, ``XRANGE key``):
+    that is where a cluster sends them. The live reader reads per *address* (a server) and, on
+    a cluster, per slot within it: :meth:`locate` says where a stream lives.
+    """
+
+    @property
+    def redis(self) -> Redis | RedisCluster: ...
+
+    async def call(self, *args: Arg) -> Reply: ...
+
+    async def call_then_wait(
+        self, args: tuple[Arg, ...], replicas: int, timeout_ms: int
+    ) -> tuple[Reply, int]: ...
+
+    async def run_ids(self) -> list[str]: ...
+
+    def locate(self, key: bytes) -> tuple[str, int]: ...
+
+    def reader_at(self, address: str) -> ReaderConnection: ...
+
+    async def unblock(self, address: str, client_id: int) -> None: ...
+
+    async def refresh(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+
+def open_wire(url: str, *, client_name: str, max_connections: int) -> StoreWire:
+    """The wire for ``url``: a :class:`ClusterWire` for ``redis+cluster://``, else a
+    :class:`Wire`."""
+    if is_cluster_url(url):
+        return ClusterWire(url, client_name=client_name, max_connections=max_connections)
+    return Wire(url, client_name=client_name, max_connections=max_connections)
+
+
+# Timeouts are the store's (asyncio.timeout around each call), not redis-py's socket_timeout:
+# with one set, redis-py sends through asyncio.wait_for, which on Python 3.11 can swallow a
+# cancellation, and a cancelled subscriber or hub would then run on. No retries inside redis-py
+# either: the store retries, so append knows when it did, and the hub owns reconnecting with
+# backoff.
+def _options() -> dict[str, Any]:
+    return {"socket_timeout": None, "retry": Retry(NoBackoff(), 0)}
+
+
+def _run_id(info: Reply) -> str:
+    text = info.decode() if isinstance(info, bytes) else str(info)
+    for line in text.splitlines():
+        if line.startswith("run_id:"):
+            return line.removeprefix("run_id:").strip()
+    return ""
+
+
+class Wire:
+    """The store's connections to one standalone Redis: a bounded set for its commands
+    (:meth:`call`) and the live reader's own (:attr:`reader`).
+
+    ``redis`` is redis-py's public client on the same URL, with the same options, for whatever
+    is not on a hot path (operators' scans, say); the wire takes its connections from that
+    client's pool factory, outside the pool.
+    """
+
+    def __init__(self, url: str, *, client_name: str, max_connections: int) -> None:
+        self.redis: Redis = Redis.from_url(
+            url, client_name=client_name, max_connections=max_connections, **_options()
+        )
+        factory = self.redis.connection_pool
+        if factory.connection_kwargs.get("decode_responses"):
+            raise ValueError("the event store reads raw payload bytes: drop decode_responses")
+        self._connections = _Connections(factory, max_connections)
+        self.reader = ReaderConnection(
+            ConnectionPool.from_url(url, client_name=f"{client_name}-hub", **_options())
+        )
+
+    async def call(self, *args: Arg) -> Reply:
+        """One command on one of the store's own connections; the raw reply.
+
+        Waits for a free connection while ``max_connections`` are in use.
+        """
+        return await self._connections.call(args)
+
+    async def call_then_wait(
+        self, args: tuple[Arg, ...], replicas: int, timeout_ms: int
+    ) -> tuple[Reply, int]:
+        """``args``, then ``WAIT replicas timeout_ms`` on the same connection: the command's
+        reply and how many replicas acknowledged every write made on that connection so far."""
+        reply, acknowledged = await self._connections.call(args, (b"WAIT", replicas, timeout_ms))
+        return reply, int(acknowledged)
+
+    async def run_ids(self) -> list[str]:
+        return [_run_id(await self.call("INFO", "server"))]
+
+    def locate(self, key: bytes) -> tuple[str, int]:
+        return "", 0
+
+    def reader_at(self, address: str) -> ReaderConnection:
+        return self.reader
+
+    async def unblock(self, address: str, client_id: int) -> None:
+        await self.call("CLIENT", "UNBLOCK", client_id)
+
+    async def refresh(self) -> None:
+        """Nothing to learn: a standalone Redis is always where the URL says."""
+
+    async def close(self) -> None:
+        """Disconnect the reader, every command connection and the public client."""
+        await self.reader.close()
+        await self.redis.aclose()
+        await self._connections.close()
+
+
+_KEYLESS = {b"INFO", b"CLIENT", b"SCRIPT", b"PING", b"WAIT"}
+
+
+def _key_of(args: tuple[Arg, ...]) -> Arg | None:
+    """The key a store command is routed by: ``EVAL``/``EVALSHA``'s first key, else the first
+    argument; None for the keyless commands the store sends."""
+    name = args[0].upper() if isinstance(args[0], bytes) else str(args[0]).upper().encode()
+    if name in (b"EVAL", b"EVALSHA"):
+        return args[3]
+    if name in _KEYLESS:
+        return None
+    return args[1]
+
+
+class ClusterWire:
+    """The store's connections to a Redis Cluster: per master, a bounded set for commands and
+    (once something is watched there) one live reader connection, so a replica holds one reader
+    per node, whatever the number of watchers.
+
+    Each command goes to the master of its key's slot, read from redis-py's slot map
+    (``redis``, the public cluster client, which the lobby-style callers use too). A ``MOVED``
+    or ``ASK`` reply (resharding) or a node that went away (failover) re-reads the map; a
+    ``MOVED`` command is sent again at once, the rest is the store's retry.
+    """
+
+    def __init__(self, url: str, *, client_name: str, max_connections: int) -> None:
+        self._url = plain_url(url)
+        self._client_name = client_name
+        self._max_connections = max_connections
+        self.redis: RedisCluster = RedisCluster.from_url(self._url, client_name=client_name)
+        self._nodes: dict[str, _Connections] = {}
+        self._readers: dict[str, ReaderConnection] = {}
+        self._started = False
+
+    def _node_url(self, address: str) -> str:
+        parts = urlsplit(self._url)
+        userinfo = parts.netloc.rpartition("@")[0]
+        netloc = f"{userinfo}@{address}" if userinfo else address
+        return urlunsplit((parts.scheme, netloc, "", parts.query, ""))
+
+    def _connections_at(self, address: str) -> _Connections:
+        connections = self._nodes.get(address)
+        if connections is None:
+            factory = ConnectionPool.from_url(
+                self._node_url(address), client_name=self._client_name, **_options()
+            )
+            if factory.connection_kwargs.get("decode_responses"):
+                raise ValueError("the event store reads raw payload bytes: drop decode_responses")
+            connections = self._nodes[address] = _Connections(factory, self._max_connections)
+        return connections
+
+    async def _ensure_map(self) -> None:
+        if not self._started:
+            await self.redis.initialize()
+            self._started = True
+
+    async def _address_of(self, key: Arg) -> str:
+        await self._ensure_map()
+        raw = key if isinstance(key, bytes) else str(key).encode()
+        node = self.redis.get_node_from_key(raw.decode())
+        if node is None:
+            raise ClusterDownError(f"no node serves the slot of {raw!r}")
+        return f"{node.host}:{node.port}"
+
+    async def _routed(self, args: tuple[Arg, ...], then: tuple[Arg, ...] = ()) -> Reply:
+        key = _key_of(args)
+        if key is None:
+            raise ValueError(f"{args[0]!r} names no key: the cluster wire cannot route it")
+        for _attempt in range(3):
+            address = await self._address_of(key)
+            try:
+                return await self._connections_at(address).call(args, then)
+            except AskError:
+                # MOVED (and ASK, during a slot migration): the map is stale. Read it again
+                # and send the command where it now belongs.
+                await self.refresh()
+            except (RedisConnectionError, RedisTimeoutError, ClusterDownError, TryAgainError):
+                # A node went away: the map will tell who took over its slots once the
+                # cluster has promoted a replica; the caller's retry goes there.
+                with contextlib.suppress(Exception):
+                    await self.refresh()
+                raise
+        raise ClusterDownError(f"slot of {key!r} kept moving")
+
+    async def call(self, *args: Arg) -> Reply:
+        return await self._routed(args)
+
+    async def call_then_wait(
+        self, args: tuple[Arg, ...], replicas: int, timeout_ms: int
+    ) -> tuple[Reply, int]:
+        reply, acknowledged = await self._routed(args, (b"WAIT", replicas, timeout_ms))
+        return reply, int(acknowledged)
+
+    async def run_ids(self) -> list[str]:
+        """The run id of every master: a failover or a restart anywhere changes the list."""
+        await self._ensure_map()
+        ids = []
+        for node in self.redis.get_primaries():
+            info = await self._connections_at(f"{node.host}:{node.port}").call((b"INFO", b"server"))
+            ids.append(_run_id(info))
+        return sorted(ids)
+
+    def locate(self, key: bytes) -> tuple[str, int]:
+        """The master serving ``key`` and its slot (the map must have been read: a reader only
+        locates keys after a command, and :meth:`refresh` reads it again)."""
+        node = self.redis.get_node_from_key(key.decode())
+        if node is None:
+            return "", key_slot(key)
+        return f"{node.host}:{node.port}", key_slot(key)
+
+    def reader_at(self, address: str) -> ReaderConnection:
+        reader = self._readers.get(address)
+        if reader is None:
+            reader = self._readers[address] = ReaderConnection(
+                ConnectionPool.from_url(
+                    self._node_url(address), client_name=f"{self._client_name}-hub", **_options()
+                )
+            )
+        return reader
+
+    async def drop_reader(self, address: str) -> None:
+        reader = self._readers.pop(address, None)
+        if reader is not None:
+            await reader.close()
+
+    async def unblock(self, address: str, client_id: int) -> None:
+        await self._connections_at(address).call((b"CLIENT", b"UNBLOCK", client_id))
+
+    async def refresh(self) -> None:
+        """Read the slot map again (after a ``MOVED``, or when a node went away)."""
+        await self._ensure_map()
+        await self.redis.nodes_manager.initialize()
+
+    async def close(self) -> None:
+        for reader in self._readers.values():
+            await reader.close()
+        self._readers.clear()
+        for connections in self._nodes.values():
+            await connections.close()
+        self._nodes.clear()
+        await self.redis.aclose()
+
+
 class ReaderConnection:
-    """The live reader's one connection, named ``<client_name>-hub`` in ``CLIENT LIST``.
+    """A live reader's one connection to a server, named ``<client_name>-hub`` in ``CLIENT
+    LIST``.
 
     A blocking ``XREAD`` holds its connection for up to the block time, so it gets its own; the
     connection's id (:meth:`client_id`) is what ``CLIENT UNBLOCK``, sent on another connection,
@@ -139,6 +400,30 @@ class ReaderConnection:
                 (b"XREAD", b"COUNT", count, b"BLOCK", block_ms, b"STREAMS", *streams, *after)
             )
         )
+
+    async def xread_each(
+        self, groups: Sequence[tuple[Sequence[bytes], Sequence[bytes]]], *, count: int
+    ) -> list[Reply]:
+        """One ``XREAD COUNT count STREAMS ...`` per group (streams of one cluster slot each),
+        without blocking, all pipelined in one round trip: the raw replies, in order."""
+        packed = b"".join(
+            pack_command((b"XREAD", b"COUNT", count, b"STREAMS", *streams, *after))
+            for streams, after in groups
+        )
+        connection = self._connection
+        await connection.send_packed_command(packed, check_health=False)
+        replies: list[Reply] = []
+        refused: Exception | None = None
+        for _ in groups:
+            try:
+                replies.append(await connection.read_response())
+            except RedisConnectionError:
+                raise
+            except Exception as exc:  # a MOVED reply, say: read the rest before raising it
+                refused = refused or exc
+        if refused is not None:
+            raise refused
+        return replies
 
     async def _round_trip(self, packed: bytes) -> Reply:
         connection = self._connection

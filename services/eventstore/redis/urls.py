@@ -1,0 +1,59 @@
+"""Which Redis a URL names: a standalone server, or a Redis Cluster.
+
+``REDIS_URL`` selects cluster mode by its scheme: ``redis+cluster://host:port`` (or
+``rediss+cluster://`` with TLS) names any node of a cluster as the seed from which the client
+learns the others; ``redis://``, ``rediss://`` and ``unix://`` name one standalone server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from redis.asyncio import Redis
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ClusterDownError, RedisClusterException, TryAgainError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", *CLUSTER_SCHEMES)
+
+AnyRedis = Redis | RedisCluster
+"""A redis-py asyncio client on a standalone Redis or on a cluster: the commands the services
+send (single-key, or several keys of one hash tag) work the same on both."""
+
+
+TRANSIENT_REDIS_ERRORS: tuple[type[Exception], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    ClusterDownError,
+    TryAgainError,
+    RedisClusterException,
+    TimeoutError,
+)
+"""What to answer ``UNAVAILABLE`` (retry later) for: a server away, or a cluster failing over
+(between a master's death and its replica's promotion) or without a node for a slot; and a
+call that ran out of time."""
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.startswith(CLUSTER_SCHEMES)
+
+
+def plain_url(url: str) -> str:
+    """``url`` without the ``+cluster`` marker (what redis-py understands), and without a
+    database number on a cluster, which has only database 0."""
+    if not is_cluster_url(url):
+        return url
+    scheme, rest = url.split("://", 1)
+    netloc, _, query = rest.partition("?")
+    netloc = netloc.split("/", 1)[0]
+    return f"{scheme.removesuffix('+cluster')}://{netloc}" + (f"?{query}" if query else "")
+
+
+def redis_client(url: str, **options: Any) -> AnyRedis:
+    """redis-py's asyncio client for ``url``: a :class:`RedisCluster` for ``redis+cluster://``,
+    else a :class:`Redis`; ``options`` go to its ``from_url``."""
+    if is_cluster_url(url):
+        return RedisCluster.from_url(plain_url(url), **options)
+    return Redis.from_url(url, **options)
