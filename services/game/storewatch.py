@@ -11,11 +11,11 @@ and those it holds less of are dropped and read again (`GameApplication.check_hi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
 from services.eventstore import EventStore, StoreUnavailable
+from services.tasks import cancel_and_wait
 
 from .service import GameApplication
 
@@ -93,7 +93,5 @@ class StoreWatch:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None

@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Iterator
 
 from services.engine import GameState
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, StoreUnavailable, redis_client
+from services.tasks import cancel_and_wait
 
 from .clock import bot_seats_to_act, deadline_ms, human_seats_to_act, warning_ms
 from .errors import GameNotFound
@@ -333,7 +334,5 @@ class TimerSweeper:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None

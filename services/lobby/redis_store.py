@@ -15,6 +15,7 @@ from typing import Any
 
 from services.engine import PLAYER_COUNTS
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, redis_client
+from services.tasks import cancel_and_wait
 
 from .model import GameProgress, Player, Table
 from .store import FINISHED_KEPT, LobbyStore, LobbyUnavailable, RequestRecord, index_change
@@ -323,9 +324,7 @@ class RedisLobbyStore(LobbyStore):
 
     async def close(self) -> None:
         if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
+            await cancel_and_wait(self._listener)
         await super().close()
         await self._redis.aclose()
 

@@ -10,7 +10,6 @@ then STARTING -> STARTED. Any later StartGame on a STARTING table simply finishe
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import time
@@ -22,6 +21,7 @@ from services.engine import PLAYER_COUNTS, PLAYER_COUNTS_TEXT, BotLevel, SeatAss
 from services.errors import Reason, ServiceError
 from services.notifications import LobbyNotifier
 from services.rpc import Identity, RateLimit, RateLimiter, TokenIssuer, checked_id
+from services.tasks import cancel_and_wait
 
 from . import credentials, model
 from .model import GameProgress, Player, Table, TableStatus
@@ -459,9 +459,7 @@ class LobbyApplication:
 
     async def close(self) -> None:
         if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+            await cancel_and_wait(self._sweeper)
             self._sweeper = None
 
 

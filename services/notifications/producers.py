@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from services.codec import Record
 from services.engine import GameState, Phase, competition_ranks, to_act
 from services.errors import Reason, ServiceError
+from services.tasks import cancel_and_wait
 
 from .kinds import (
     GameOver,
@@ -92,9 +93,7 @@ class Publisher:
         if self._queue:
             log.warning("shutting down: %d notifications not published", len(self._queue))
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
 
     async def _run(self) -> None:

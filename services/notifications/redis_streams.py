@@ -43,6 +43,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import KeyT, StreamIdT
 
 from services.api.verrater.v1 import lobby_pb2
+from services.tasks import cancel_and_wait
 
 from .kinds import ORIGIN, Notification, Position, Received, format_cursor, parse_cursor
 from .messages import notification_from_proto, notification_to_proto
@@ -210,9 +211,7 @@ class _InboxHub:
     async def stop(self, reason: NotificationsUnavailable) -> None:
         """Cancel the reader and end every subscription with `reason`."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
         self._fail_all(reason)
 

@@ -16,7 +16,6 @@ game announced twice, changes nothing. Acknowledged entries are trimmed from the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -32,6 +31,7 @@ from services.eventstore import (
     RedisEventStore,
     StoreUnavailable,
 )
+from services.tasks import cancel_and_wait
 
 from .feed import GAME_ID_FIELD, INBOX_KEY
 from .projection import StatsUnavailable, read_result
@@ -159,9 +159,7 @@ class StatsProjector:
     async def stop(self) -> None:
         """Cancel the task: an entry being handled stays pending and is handled again."""
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
             self._task = None
 
     async def trim(self) -> None:

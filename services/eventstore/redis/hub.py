@@ -25,6 +25,8 @@ from redis.exceptions import AskError, ClusterDownError, RedisClusterException, 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.tasks import cancel_and_wait
+
 from ..base import EventStoreError, StoredEvent
 from .entries import events_from_entries
 from .wire import Reply, StoreWire
@@ -286,9 +288,7 @@ class _Tail:
 
     async def stop(self) -> None:
         if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
+            await cancel_and_wait(self.task)
             self.task = None
 
     async def interrupt(self) -> None:
