@@ -260,7 +260,10 @@ class ClusterWire:
         self._url = plain_url(url)
         self._client_name = client_name
         self._max_connections = max_connections
-        self.redis: RedisCluster = RedisCluster.from_url(self._url, client_name=client_name)
+        # No socket timeout (see _options): the store times its calls itself.
+        self.redis: RedisCluster = RedisCluster.from_url(
+            self._url, client_name=client_name, socket_timeout=None
+        )
         self._nodes: dict[str, _Connections] = {}
         self._readers: dict[str, ReaderConnection] = {}
         self._started = False
