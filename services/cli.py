@@ -42,7 +42,14 @@ def _bench_game(args: argparse.Namespace) -> int:
     from services.bench.game import run_game_bench
 
     redis_url = args.redis_url or os.environ.get("REDIS_URL")
-    result = run_game_bench(args.games, args.think_ms, args.duration, redis_url, args.api)
+    result = run_game_bench(
+        args.games,
+        args.think_ms,
+        args.duration,
+        redis_url,
+        args.api,
+        redis_cluster=args.redis_cluster,
+    )
     _print_figures(result, as_json=args.json)
     return 0
 
@@ -109,17 +116,20 @@ def _bench_load(args: argparse.Namespace) -> int:
         redis_url,
         broker_url=args.broker,
         replicas=args.replicas,
+        redis_cluster=args.redis_cluster,
     )
     _print_figures(result, as_json=args.json)
     return 0
 
 
 def _bench_faults(args: argparse.Namespace) -> int:
-    from services.bench.faults import FAULTS, run_faults_bench
+    from services.bench.faults import CLUSTER_FAULTS, FAULTS, run_faults_bench
 
-    faults = tuple(args.fault or FAULTS)
+    faults = tuple(args.fault or (CLUSTER_FAULTS if args.redis_cluster else FAULTS))
     broker = None if args.broker == "redis" else args.broker
-    result = run_faults_bench(faults, args.games, args.think_ms, broker)
+    result = run_faults_bench(
+        faults, args.games, args.think_ms, broker, redis_cluster=args.redis_cluster
+    )
     if args.json:
         print(json.dumps(result))
     else:
@@ -214,6 +224,17 @@ def _positive(text: str) -> int:
     return value
 
 
+def _cluster_option(bench: argparse.ArgumentParser) -> None:
+    bench.add_argument(
+        "--redis-cluster",
+        type=_positive,
+        default=0,
+        metavar="MASTERS",
+        help="run on a private Redis Cluster of this many masters, a replica each (instead of "
+        "one Redis)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     from services.engine import PLAYER_COUNTS
 
@@ -300,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and a SubmitCommand call per decision",
     )
     game.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private redis-server)")
+    _cluster_option(game)
     game.add_argument("--json", action="store_true", help="print one JSON object")
     game.set_defaults(handler=_bench_game)
 
@@ -355,10 +377,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="Celery's broker, e.g. amqp://guest:guest@127.0.0.1:5672// (default: the Redis)",
     )
     load.add_argument("--replicas", type=_positive, default=2, help="game service replicas")
+    _cluster_option(load)
     load.add_argument("--json", action="store_true", help="print one JSON object")
     load.set_defaults(handler=_bench_load)
 
-    from services.bench.faults import DEFAULT_BROKER, FAULTS
+    from services.bench.faults import ALL_FAULTS, DEFAULT_BROKER
 
     faults = benches.add_parser(
         "faults",
@@ -375,8 +398,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"Celery's broker (default {DEFAULT_BROKER}; 'redis': the stack's Redis)",
     )
     faults.add_argument(
-        "--fault", action="append", choices=FAULTS, help="only this fault (repeatable)"
+        "--fault", action="append", choices=ALL_FAULTS, help="only this fault (repeatable)"
     )
+    _cluster_option(faults)
     faults.add_argument("--json", action="store_true", help="print one JSON object")
     faults.set_defaults(handler=_bench_faults)
 

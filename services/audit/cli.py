@@ -29,6 +29,23 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     _add_server(export)
     export.set_defaults(handler=_export)
 
+    retention = commands.add_parser(
+        "retention",
+        help="export finished games from Redis (REDIS_URL) to auditable files, then remove them",
+    )
+    retention.add_argument("--out", required=True, metavar="DIR", help="where the exports go")
+    retention.add_argument(
+        "--min-age-days",
+        type=float,
+        default=30.0,
+        help="only games that ended at least this long ago (default 30)",
+    )
+    retention.add_argument(
+        "--keep", action="store_true", help="export only: leave the games in Redis"
+    )
+    retention.add_argument("--redis-url", help="the Redis (default: REDIS_URL)")
+    retention.set_defaults(handler=_retention)
+
     replay = commands.add_parser("replay", help="tell a game's log round by round")
     _add_source(replay)
     replay.add_argument("--round", type=int, help="tell only this round")
@@ -130,4 +147,29 @@ def _replay(args: argparse.Namespace) -> int:
         return _fail("replay", problem)
     for line in lines:
         print(line)
+    return 0
+
+
+def _retention(args: argparse.Namespace) -> int:
+    import asyncio
+    import json
+    import os
+    from pathlib import Path
+
+    from services.eventstore import RedisEventStore
+
+    from .retention import retain
+
+    url = args.redis_url or os.environ.get("REDIS_URL")
+    if not url:
+        return _fail("retention", "no Redis: set REDIS_URL or pass --redis-url")
+
+    async def run() -> dict[str, int]:
+        async with RedisEventStore.from_url(url) as store:
+            report = await retain(
+                store, Path(args.out), min_age_days=args.min_age_days, remove=not args.keep
+            )
+        return report.as_dict()
+
+    print(json.dumps(asyncio.run(run())))
     return 0

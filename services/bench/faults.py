@@ -13,6 +13,13 @@ and waits for them to end:
   latest events are lost; the games must still finish);
 - `junk-3000`: 3,000 junk tasks land in the bot queue at once.
 
+With `--redis-cluster N` the game data lives on a private Redis Cluster of N masters and a
+replica each (appends acknowledged once a replica has them), Celery's broker (unless `--broker`
+names one) on a private standalone Redis beside it, and the Redis faults are replaced by
+
+- `cluster-master-kill-9`: the master serving a running game's slot dies (SIGKILL); its replica
+  takes over, and the dead node, started again as Kubernetes would, rejoins as a replica.
+
 For each fault it reports the games played, those stuck (not finished a minute after the fault),
 what `services.audit` finds in every finished game's log, the longest a game waited for anyone
 but its scripted seat (`max_stall_s`), and `acknowledged_events_lost`: events a player was shown
@@ -45,6 +52,7 @@ from grpc import aio
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.audit.export import LogEntry
 from services.audit.verify import audit
+from services.devtools.redis_cluster import RedisClusterServers
 from services.devtools.redis_server import RedisServer, start_private_redis
 from services.eventstore import RedisEventStore
 from services.rpc import bearer
@@ -62,6 +70,15 @@ FAULTS = (
     "redis-rollback",
     "junk-3000",
 )
+#: The faults on a Redis Cluster: the Redis faults of one server give way to a master's death.
+CLUSTER_FAULTS = (
+    "game-kill-9",
+    "game-sigterm",
+    "worker-kill-9",
+    "cluster-master-kill-9",
+    "junk-3000",
+)
+ALL_FAULTS = (*FAULTS, "cluster-master-kill-9")
 #: A game not finished this long after its fault is stuck.
 STUCK_AFTER_S = 60.0
 RETRYABLE = frozenset(
@@ -289,7 +306,9 @@ async def _patiently(call: Callable[[], Any], attempts: int = 60) -> Any:
 class Stack:
     """The running processes and what the faults need to reach them."""
 
-    redis: RedisServer
+    redis: RedisServer | None
+    cluster: RedisClusterServers | None
+    store_url: str
     broker: str
     queue: str
     games: list[Child]
@@ -300,17 +319,26 @@ class Stack:
 
 
 @contextlib.contextmanager
-def _stack(broker: str | None, workdir: Path) -> Iterator[Stack]:
-    redis = start_private_redis(workdir / "redis", appendonly=True)
+def _stack(broker: str | None, workdir: Path, redis_cluster: int = 0) -> Iterator[Stack]:
+    cluster: RedisClusterServers | None = None
+    if redis_cluster:
+        cluster = RedisClusterServers(workdir / "cluster", masters=redis_cluster)
+        cluster.start()
+        # Celery's broker, unless one is named: a cluster cannot be one.
+        redis = None if broker else start_private_redis(workdir / "broker")
+        store_url = cluster.url
+    else:
+        redis = start_private_redis(workdir / "redis", appendonly=True)
+        store_url = redis.url
     children: list[Child] = []
     try:
-        broker_url = broker or redis.url
+        broker_url = broker or (redis.url if redis is not None else "")
         with private_queue(broker_url) as queue:
             game_ports = [free_port(), free_port()]
             lobby_port, ai_port = free_port(), free_port()
             game_address = "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in game_ports)
             env = {
-                "REDIS_URL": redis.url,
+                "REDIS_URL": store_url,
                 "VERRATER_BROKER_URL": broker_url,
                 "VERRATER_BOT_QUEUE": queue,
                 "VERRATER_TOKEN_SECRET": SECRET,
@@ -341,7 +369,9 @@ def _stack(broker: str | None, workdir: Path) -> Iterator[Stack]:
             ]
             workers = [child(f"worker-{n}", ["worker", "--concurrency", "2"]) for n in (1, 2)]
             yield Stack(
-                redis,
+                None if cluster else redis,
+                cluster,
+                store_url,
                 broker_url,
                 queue,
                 games,
@@ -353,8 +383,11 @@ def _stack(broker: str | None, workdir: Path) -> Iterator[Stack]:
     finally:
         for made in reversed(children):
             made.stop()
-        redis.resume()
-        redis.stop()
+        if redis is not None:
+            redis.resume()
+            redis.stop()
+        if cluster is not None:
+            cluster.stop()
 
 
 class _Rollback:
@@ -422,7 +455,18 @@ def _junk(stack: Stack, count: int) -> None:
             )
 
 
-def _inject(fault: str, stack: Stack, rollback: _Rollback) -> None:
+def _kill_master(cluster: RedisClusterServers, key: str) -> None:
+    """SIGKILL the master serving `key`; once its replica took over, start it again (it
+    rejoins as that replica's replica)."""
+    victim = cluster.master_of(key)
+    victim.kill()
+    cluster.wait_until_ok()
+    victim.start()
+
+
+def _inject(fault: str, stack: Stack, rollback: _Rollback | None, victim_key: str) -> None:
+    if fault.startswith("redis-") and (stack.redis is None or rollback is None):
+        raise ValueError(f"{fault} needs a standalone Redis: on a cluster, use {CLUSTER_FAULTS}")
     match fault:
         case "game-kill-9" | "game-sigterm":
             victim = stack.games[0]
@@ -432,14 +476,18 @@ def _inject(fault: str, stack: Stack, rollback: _Rollback) -> None:
         case "worker-kill-9":
             stack.workers[0].signal(signal.SIGKILL)
             stack.workers[0].start()
-        case "redis-restart":
+        case "redis-restart" if stack.redis is not None:
             stack.redis.restart()
-        case "redis-pause-5s":
+        case "redis-pause-5s" if stack.redis is not None:
             stack.redis.pause()
             time.sleep(5.0)
             stack.redis.resume()
-        case "redis-rollback":
+        case "redis-rollback" if rollback is not None:
             rollback.restore()
+        case "cluster-master-kill-9":
+            if stack.cluster is None:
+                raise ValueError(f"{fault} needs --redis-cluster")
+            _kill_master(stack.cluster, victim_key)
         case "junk-3000":
             _junk(stack, 3000)
         case _:
@@ -449,7 +497,7 @@ def _inject(fault: str, stack: Stack, rollback: _Rollback) -> None:
 async def _one_fault(
     fault: str, stack: Stack, games: int, think_ms: float, seed: int
 ) -> dict[str, Any]:
-    rollback = _Rollback(stack.redis)
+    rollback = _Rollback(stack.redis) if stack.redis is not None else None
     runs = [GameRun(rng=random.Random(seed * 1000 + n)) for n in range(games)]
     async with (
         aio.insecure_channel(stack.lobby_address) as lobby_channel,
@@ -463,10 +511,11 @@ async def _one_fault(
             for n, run in enumerate(runs)
         ]
         await asyncio.gather(*(each.ready.wait() for each in times))
-        if fault == "redis-rollback":
+        if fault == "redis-rollback" and rollback is not None:
             await asyncio.to_thread(rollback.take)
         await asyncio.sleep(3.0)  # the games are under way: hurt the stack
-        await asyncio.to_thread(_inject, fault, stack, rollback)
+        victim_key = f"{{{runs[0].game_id}}}"  # a game's hash tag: the slot of all its keys
+        await asyncio.to_thread(_inject, fault, stack, rollback, victim_key)
         await asyncio.sleep(2.0)  # the probes and clients have seen the fault
         for each in times:
             each.over.set()
@@ -479,7 +528,7 @@ async def _one_fault(
         failures = [task.exception() for task in done if task.exception() is not None]
         for failure in failures:
             print(f"{fault}: a player gave up: {failure!r}", file=sys.stderr)
-    store = RedisEventStore.from_url(stack.redis.url)
+    store = RedisEventStore.from_url(stack.store_url)
     findings, lost = 0, 0
     try:
         for run in runs:
@@ -512,20 +561,26 @@ def run_faults_bench(
     games: int = 8,
     think_ms: float = 300.0,
     broker: str | None = DEFAULT_BROKER,
+    redis_cluster: int = 0,
 ) -> dict[str, Any]:
-    """Start the stack, inject each fault in turn; the figures as one JSON-ready dict."""
+    """Start the stack (on a private Redis Cluster of `redis_cluster` masters when not 0),
+    inject each fault in turn; the figures as one JSON-ready dict."""
     results = []
     # `timeout` and CI stop with SIGTERM: unwind, so that the stack's processes are stopped.
     signal.signal(signal.SIGTERM, _interrupted)
     with (
         tempfile.TemporaryDirectory(prefix="verrater-faults-") as workdir,
-        _stack(broker, Path(workdir)) as stack,
+        _stack(broker, Path(workdir), redis_cluster) as stack,
     ):
         asyncio.run(_until_serving(stack))
         for number, fault in enumerate(faults):
             results.append(asyncio.run(_one_fault(fault, stack, games, think_ms, number)))
             asyncio.run(_until_serving(stack))
-    return {"broker": (broker or "redis://").split("://", 1)[0], "faults": results}
+    return {
+        "broker": (broker or "redis://").split("://", 1)[0],
+        "redis_nodes": 2 * redis_cluster if redis_cluster else 1,
+        "faults": results,
+    }
 
 
 def _interrupted(signum: int, frame: object) -> None:

@@ -23,9 +23,10 @@ from grpc import aio
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.codec import Record, decode_record, encode_record
+from services.devtools.redis_cluster import local_redis_cluster
 from services.devtools.redis_server import local_redis
 from services.engine import Ruleset, fold, play_random_game
-from services.eventstore import RedisEventStore
+from services.eventstore import RedisEventStore, is_cluster_url
 from services.rpc import Role, TokenIssuer, bearer
 
 from .common import (
@@ -224,6 +225,9 @@ async def _run(
         # Every seat's stream comes from this one address, 4 per game: 200 games are 800 streams.
         "VERRATER_STREAMS_PER_PEER": "0",
     }
+    if is_cluster_url(redis_url):
+        # Every seat is a scripted player; a cluster cannot be the bots' Celery broker.
+        env["VERRATER_BOTS"] = "off"
     with verrater_process(["serve", "game"], env) as server:
         channel = aio.insecure_channel(f"127.0.0.1:{port}")
         try:
@@ -283,15 +287,26 @@ async def _run(
 
 
 def run_game_bench(
-    games: int, think_ms: float, duration: float, redis_url: str | None, api: str = "play"
+    games: int,
+    think_ms: float,
+    duration: float,
+    redis_url: str | None,
+    api: str = "play",
+    *,
+    redis_cluster: int = 0,
 ) -> dict[str, float | str | None]:
-    """Run the benchmark against `redis_url`, or a private redis-server when None.
+    """Run the benchmark against `redis_url`, or a private redis-server when None, or a
+    private Redis Cluster of `redis_cluster` masters (a replica each) when that is not 0.
 
     `api` is how the seats play: "play" (one Play stream per seat) or "unary" (a Watch stream
     in TURNS mode and one SubmitCommand call per decision).
     """
     if api not in APIS:
         raise ValueError(f"api must be one of {', '.join(APIS)}")
+    if redis_cluster:
+        with local_redis_cluster(redis_cluster) as cluster:
+            figures = asyncio.run(_run(games, think_ms, duration, cluster.url, api))
+            return {**figures, "redis_nodes": len(cluster.nodes)}
     if redis_url:
         return asyncio.run(_run(games, think_ms, duration, redis_url, api))
     with local_redis() as url:

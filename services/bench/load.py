@@ -38,6 +38,7 @@ from services.api.verrater.v1 import (
     lobby_pb2,
     lobby_pb2_grpc,
 )
+from services.devtools.redis_cluster import local_redis_cluster
 from services.devtools.redis_server import local_redis
 from services.engine import DECISION_EVENTS
 from services.rpc import bearer
@@ -217,11 +218,23 @@ def run_load_bench(
     *,
     broker_url: str | None = None,
     replicas: int = 2,
+    redis_cluster: int = 0,
 ) -> dict[str, Any]:
-    """Run the whole stack and drive it; the figures as one JSON-ready dict."""
+    """Run the whole stack and drive it; the figures as one JSON-ready dict.
+
+    With ``redis_cluster`` masters (and a replica each) the game data lives on a private
+    Redis Cluster, and Celery's broker (unless ``broker_url`` names one) on a private
+    standalone Redis beside it: a cluster cannot be a broker.
+    """
     with ExitStack() as stack:
-        url = redis_url or stack.enter_context(local_redis())
-        broker = broker_url or url
+        redis_nodes = 1
+        if redis_cluster:
+            cluster = stack.enter_context(local_redis_cluster(redis_cluster))
+            url, redis_nodes = cluster.url, len(cluster.nodes)
+            broker = broker_url or stack.enter_context(local_redis())
+        else:
+            url = redis_url or stack.enter_context(local_redis())
+            broker = broker_url or url
         queue = stack.enter_context(private_queue(broker))
         lobby_port, ai_port = free_port(), free_port()
         game_ports = [free_port() for _ in range(replicas)]
@@ -286,6 +299,7 @@ def run_load_bench(
         "think_ms": think_ms,
         "broker": broker.split("://", 1)[0],
         "game_replicas": replicas,
+        "redis_nodes": redis_nodes,
         "seconds": round(elapsed, 1),
         "games_per_min": round(tally.games / elapsed * 60, 1),
         "commands_per_s": round(tally.steady_rate(), 1),

@@ -18,13 +18,16 @@ so the first entry kept names, in ``p``, the last one removed: a cursor below it
 Publishing is one Lua script per notification: ``SET NX`` on the dedupe key (with a TTL), and
 only when that succeeds the ``XADD`` to the player's inbox and the one to the outbound feed, so
 both get a notification exactly once, atomically, however often it is published. On Redis
-Cluster the outbound feed (its own slot) cannot join that script: it would be written by a
-separate ``XADD`` once the script reports a new notification, and a crash between the two
-would lose it; see docs/OPERATING.md.
+Cluster the outbound feed (its own slot) cannot join that script: it is written by a separate
+``XADD`` once the script reports a new notification, and a crash between the two loses that
+push (the inbox keeps the notification); see docs/OPERATING.md.
 
 Live subscriptions are served by one reader per process (:class:`_InboxHub`): one blocking
 ``XREAD`` over the inboxes of every player watched here, fanned out to in-process subscribers,
-never a Redis connection per subscriber.
+never a Redis connection per subscriber. On a Redis Cluster, where one command may only name
+keys of one slot, the reader polls instead: one ``XREAD`` per watched inbox, pipelined (one
+round trip per node), every 20 ms while notifications come and backing off to 200 ms when none
+do.
 """
 
 from __future__ import annotations
@@ -39,10 +42,10 @@ from typing import Any, TypeVar
 from redis.asyncio import Redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from redis.typing import KeyT, StreamIdT
 
 from services.api.verrater.v1 import lobby_pb2
+from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, is_cluster_url, redis_client
 from services.tasks import cancel_and_wait
 
 from .kinds import ORIGIN, Notification, Position, Received, format_cursor, parse_cursor
@@ -90,6 +93,10 @@ end
 return id
 """
 
+# A hub polling a cluster's inboxes: the first and the longest pause between reads.
+_POLL_FIRST = 0.02
+_POLL_MAX = 0.2
+
 _RECONNECT_FIRST_DELAY = 0.05
 _RECONNECT_MAX_DELAY = 2.0
 #: Entries one XREAD of the hub takes per inbox at most.
@@ -130,7 +137,7 @@ async def _reaching_redis(timeout: float) -> AsyncIterator[None]:
     try:
         async with asyncio.timeout(timeout):
             yield
-    except (RedisConnectionError, RedisTimeoutError, TimeoutError) as exc:
+    except TRANSIENT_REDIS_ERRORS as exc:
         raise NotificationsUnavailable(f"redis unreachable: {exc!r}") from exc
 
 
@@ -154,9 +161,9 @@ class _InboxHub:
     the newcomer waits one block at most; nothing is lost either way).
     """
 
-    def __init__(self, owner: RedisNotifications, reader: Redis, block_ms: int) -> None:
+    def __init__(self, owner: RedisNotifications, reader: Redis | None, block_ms: int) -> None:
         self._owner = owner
-        self._reader = reader
+        self._reader = reader  # None on a cluster: the hub polls with the owner's client
         self._block_ms = block_ms
         self._subscribers: dict[str, set[Subscriber]] = {}
         self._positions: dict[str, Position] = {}
@@ -223,10 +230,24 @@ class _InboxHub:
         self._positions.clear()
         self._players_by_key.clear()
 
+    async def _pause(self, poll: float) -> float:
+        """Between two polls of a cluster: ``poll`` seconds, or until a player joins; the
+        next pause is longer."""
+        self._changed.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(poll):
+                await self._changed.wait()
+        return min(poll * 2, _POLL_MAX)
+
     async def _run(self) -> None:
         delay = _RECONNECT_FIRST_DELAY
+        poll = _POLL_FIRST
+        task = asyncio.current_task()
         try:
             while True:
+                if task is not None and task.cancelling():
+                    # A cancellation redis-py swallowed (its cluster pipeline can, on 3.11).
+                    raise asyncio.CancelledError
                 if not self._subscribers:
                     self._changed.clear()
                     await self._changed.wait()
@@ -234,7 +255,7 @@ class _InboxHub:
                 read_from = dict(self._positions)
                 try:
                     reply = await self._read_once(read_from)
-                except (RedisConnectionError, RedisTimeoutError, TimeoutError) as exc:
+                except TRANSIENT_REDIS_ERRORS as exc:
                     self._reader_id = None
                     logger.warning(
                         "notification hub lost redis (%s); retrying in %.2fs", exc, delay
@@ -245,6 +266,9 @@ class _InboxHub:
                 delay = _RECONNECT_FIRST_DELAY
                 if reply:
                     self._dispatch(reply, read_from)
+                    poll = _POLL_FIRST
+                elif self._reader is None:
+                    poll = await self._pause(poll)
         except asyncio.CancelledError:
             raise
         except Exception as exc:
@@ -256,6 +280,8 @@ class _InboxHub:
     async def _read_once(self, read_from: dict[str, Position]) -> Any:
         # The deadline outlasts the server-side block; it catches a half-open connection.
         async with asyncio.timeout(self._block_ms / 1000 + self._owner.command_timeout):
+            if self._reader is None:
+                return await self._poll_once(read_from)
             if self._reader_id is None:
                 self._reader_id = await self._reader.client_id()
             streams: dict[KeyT, StreamIdT] = {
@@ -263,6 +289,19 @@ class _InboxHub:
                 for player_id, position in read_from.items()
             }
             return await self._reader.xread(streams, count=_XREAD_COUNT, block=self._block_ms)
+
+    async def _poll_once(self, read_from: dict[str, Position]) -> list[Any]:
+        """One non-blocking ``XREAD`` per inbox (each in its player's slot), pipelined: the
+        streams that had news, as ``[key, entries]`` pairs."""
+        pipe = self._owner.redis.pipeline(transaction=False)
+        for player_id, position in read_from.items():
+            key = self._owner.inbox_key(player_id)
+            pipe.xread({key: format_cursor(position)}, count=_XREAD_COUNT)
+        streams: list[Any] = []
+        for reply in await pipe.execute():
+            if reply:
+                streams.extend(reply.items() if isinstance(reply, dict) else reply)
+        return streams
 
     def _dispatch(self, reply: Any, read_from: dict[str, Position]) -> None:
         # RESP3 replies map keys to entries, RESP2 replies are [key, entries] pairs.
@@ -322,11 +361,16 @@ class RedisNotifications(Notifications):
         self._keep_ms = int(keep_seconds * 1000)
         self._dedupe_ms = int(dedupe_seconds * 1000)
         self._outbound_maxlen = outbound_maxlen
-        self.redis: Redis = Redis.from_url(url, client_name=client_name)
-        if self.redis.connection_pool.connection_kwargs.get("decode_responses"):
+        self.redis: AnyRedis = redis_client(url, client_name=client_name)
+        if self.redis.get_encoder().decode_responses:
             raise ValueError("notifications are stored as protobuf bytes: drop decode_responses")
-        self._reader: Redis = Redis.from_url(
-            url, single_connection_client=True, client_name=f"{client_name}-hub"
+        self.cluster = is_cluster_url(url)
+        self._reader: Redis | None = (
+            None
+            if self.cluster
+            else Redis.from_url(
+                url, single_connection_client=True, client_name=f"{client_name}-hub"
+            )
         )
         self._publish_script = self.redis.register_script(_PUBLISH_SCRIPT)
         self._hub = _InboxHub(self, self._reader, block_ms)
@@ -351,8 +395,11 @@ class RedisNotifications(Notifications):
         if not notifications:
             return []
         oldest_kept_ms = int(time.time() * 1000) - self._keep_ms
+        if self.cluster:
+            return await self._publish_on_cluster(notifications, oldest_kept_ms)
 
         async def run_scripts() -> list[Any]:
+            assert isinstance(self.redis, Redis)  # a cluster published above
             pipe = self.redis.pipeline(transaction=False)
             for notification in notifications:
                 player_id = notification.player_id
@@ -381,6 +428,76 @@ class RedisNotifications(Notifications):
             return replies
 
         replies = await _once_more_if_dropped(self.command_timeout, run_scripts)
+        return [
+            None if entry_id is None else Received(_position(entry_id), notification)
+            for notification, entry_id in zip(notifications, replies, strict=True)
+        ]
+
+    async def _publish_on_cluster(
+        self, notifications: Sequence[Notification], oldest_kept_ms: int
+    ) -> list[Received | None]:
+        """The publish script without the outbound feed (a key of another slot), sent whole
+        (``EVAL``: a promoted replica may not have it cached), then one ``XADD`` to the feed for
+        each notification the scripts stored: at most once, see the module docstring."""
+        messages = [notification_to_proto(n).SerializeToString() for n in notifications]
+
+        async def run_scripts() -> list[Any]:
+            pipe = self.redis.pipeline(transaction=False)
+            for notification, message in zip(notifications, messages, strict=True):
+                player_id = notification.player_id
+                pipe.eval(
+                    _PUBLISH_SCRIPT,
+                    2,
+                    self.dedupe_key(player_id, notification.key),
+                    self.inbox_key(player_id),
+                    self._dedupe_ms,
+                    self._keep,
+                    oldest_kept_ms,
+                    self._keep_ms,
+                    0,  # no outbound XADD inside the script
+                    notification.key,
+                    message,
+                    player_id,
+                    notification.kind_name,
+                    notification.game_id,
+                    notification.table_id,
+                )
+            replies: list[Any] = await pipe.execute()
+            return replies
+
+        replies = await _once_more_if_dropped(self.command_timeout, run_scripts)
+        stored = [
+            (notification, message, entry_id)
+            for notification, message, entry_id in zip(
+                notifications, messages, replies, strict=True
+            )
+            if entry_id is not None
+        ]
+        if stored and self._outbound_maxlen > 0:
+
+            async def feed() -> list[Any]:
+                pipe = self.redis.pipeline(transaction=False)
+                for notification, message, entry_id in stored:
+                    cursor = entry_id if isinstance(entry_id, bytes) else str(entry_id).encode()
+                    pipe.xadd(
+                        self.outbound_key,
+                        {
+                            "player_id": notification.player_id,
+                            "kind": notification.kind_name,
+                            "game_id": notification.game_id,
+                            "table_id": notification.table_id,
+                            "cursor": cursor,
+                            "key": notification.key,
+                            # The cursor prepended as field 1, as the script does.
+                            "n": b"\x0a" + bytes([len(cursor)]) + cursor + message,
+                        },
+                        maxlen=self._outbound_maxlen,
+                        approximate=True,
+                    )
+                done: list[Any] = await pipe.execute()
+                return done
+
+            await _once_more_if_dropped(self.command_timeout, feed)
         return [
             None if entry_id is None else Received(_position(entry_id), notification)
             for notification, entry_id in zip(notifications, replies, strict=True)
@@ -464,7 +581,8 @@ class RedisNotifications(Notifications):
             return
         self._closed = True
         await self._hub.stop(NotificationsUnavailable("the server is shutting down"))
-        await self._reader.aclose()
+        if self._reader is not None:
+            await self._reader.aclose()
         await self.redis.aclose()
 
     def _check_open(self) -> None:

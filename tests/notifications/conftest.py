@@ -13,9 +13,13 @@ from services.notifications import InMemoryNotifications, Notifications, RedisNo
 MakeNotifications = Callable[..., Notifications]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 async def make_notifications(request: pytest.FixtureRequest) -> AsyncIterator[MakeNotifications]:
-    url = request.getfixturevalue("fresh_redis_url") if request.param == "redis" else None
+    url = None
+    if request.param == "redis":
+        url = request.getfixturevalue("fresh_redis_url")
+    elif request.param == "redis-cluster":
+        url = request.getfixturevalue("fresh_cluster_url")
     built: list[Notifications] = []
 
     def make(**options: Any) -> Notifications:

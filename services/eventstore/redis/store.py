@@ -13,7 +13,14 @@ import contextlib
 import hashlib
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Sequence,
+)
 from importlib import resources
 from typing import Any, TypeVar
 
@@ -54,6 +61,13 @@ APPEND_SCRIPT = resources.files(__package__).joinpath("append.lua").read_bytes()
 at its top."""
 
 _APPEND_SHA = hashlib.sha1(APPEND_SCRIPT).hexdigest()
+
+# KEYS[1]: a game's stream; ARGV[1]: the version it must end at to be deleted.
+_REMOVE_SCRIPT = """
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 1 and last[1][1] == '0-' .. ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
 
 
 @contextlib.contextmanager
@@ -212,6 +226,26 @@ class RedisEventStore(EventStore):
             except NoScriptError:
                 continue
         raise EventStoreError("redis refused the append script")
+
+    async def game_ids(self) -> AsyncIterator[str]:
+        """Every game with a stream, in no order: ``SCAN`` (on a cluster, of every master), so
+        Redis stays responsive; for operators' tools, never on a request's path."""
+        self._check_open()
+        pattern = self.stream_key("*")
+        async for raw_key in self.redis.scan_iter(match=pattern, count=1000):
+            key = _text(raw_key)
+            yield key[key.index("{") + 1 : key.rindex("}")]
+
+    async def remove_game(self, game_id: str, version: int) -> bool:
+        """Delete the game's stream if it still ends at ``version`` (an operator's retention,
+        after exporting it: see ``verrater retention``); whether it did."""
+        self._check_open()
+        check_game_id(game_id)
+        removed, _ = await self._execute(
+            lambda: self._wire.call("EVAL", _REMOVE_SCRIPT, 1, self.stream_key(game_id), version)
+        )
+        self._heads.pop(game_id, None)
+        return bool(removed)
 
     async def read(
         self, game_id: str, after_version: int = 0, limit: int | None = None

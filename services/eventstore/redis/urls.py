@@ -55,5 +55,8 @@ def redis_client(url: str, **options: Any) -> AnyRedis:
     """redis-py's asyncio client for ``url``: a :class:`RedisCluster` for ``redis+cluster://``,
     else a :class:`Redis`; ``options`` go to its ``from_url``."""
     if is_cluster_url(url):
+        # Like redis.asyncio.Redis, no socket timeout unless asked: with one, redis-py reads
+        # through asyncio.wait_for, which on Python 3.11 can swallow a task's cancellation.
+        options.setdefault("socket_timeout", None)
         return RedisCluster.from_url(plain_url(url), **options)
     return Redis.from_url(url, **options)

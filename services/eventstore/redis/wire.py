@@ -260,7 +260,10 @@ class ClusterWire:
         self._url = plain_url(url)
         self._client_name = client_name
         self._max_connections = max_connections
-        self.redis: RedisCluster = RedisCluster.from_url(self._url, client_name=client_name)
+        # No socket timeout (see _options): the store times its calls itself.
+        self.redis: RedisCluster = RedisCluster.from_url(
+            self._url, client_name=client_name, socket_timeout=None
+        )
         self._nodes: dict[str, _Connections] = {}
         self._readers: dict[str, ReaderConnection] = {}
         self._started = False
@@ -328,9 +331,16 @@ class ClusterWire:
         """The run id of every master: a failover or a restart anywhere changes the list."""
         await self._ensure_map()
         ids = []
-        for node in self.redis.get_primaries():
-            info = await self._connections_at(f"{node.host}:{node.port}").call((b"INFO", b"server"))
-            ids.append(_run_id(info))
+        try:
+            for node in self.redis.get_primaries():
+                address = f"{node.host}:{node.port}"
+                ids.append(_run_id(await self._connections_at(address).call((b"INFO", b"server"))))
+        except (RedisConnectionError, RedisTimeoutError):
+            # A master went away: the next probe asks the masters the map then names (after a
+            # failover, the promoted replica).
+            with contextlib.suppress(Exception):
+                await self.refresh()
+            raise
         return sorted(ids)
 
     def locate(self, key: bytes) -> tuple[str, int]:
