@@ -44,7 +44,13 @@ from services.engine import (
     view,
 )
 from services.errors import Reason, ServiceError
-from services.eventstore import EventStore, EventStoreError, StoredEvent, VersionConflict
+from services.eventstore import (
+    EventStore,
+    EventStoreError,
+    StoredEvent,
+    StoreUnavailable,
+    VersionConflict,
+)
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS, BOT_TASK_SECONDS
 
 from .cache import CachedGame
@@ -395,6 +401,13 @@ class GameApplication:
         try:
             with APPEND_SECONDS.time():
                 stored = await self.store.append(game_id, current, payloads)
+        except StoreUnavailable:
+            # The append may have landed all the same (its reply was lost, or no replica
+            # confirmed it in time): forget the game, so that whoever uses it next reads it
+            # from the store and, if it did land, announces its state again (bot turns, timer,
+            # notifications: repeats are harmless). Else nobody would announce the next turn.
+            self._forget(game_id, game)
+            raise
         except VersionConflict as conflict:
             if conflict.actual <= current:
                 # The store lost or rewrote what the cache holds (restored from an older copy,
@@ -422,6 +435,11 @@ class GameApplication:
             stored_version,
             game.state.version,
         )
+        self._forget(game_id, game)
+
+    def _forget(self, game_id: str, game: CachedGame) -> None:
+        """Drop a cached game: the next use reads it from the store; its watchers are told to
+        reconnect."""
         game.dropped = True
         if self._cache.get(game_id) is game:
             del self._cache[game_id]

@@ -68,6 +68,15 @@ def _packs_in_one_call() -> None:
     assert isinstance(packed, bytes), f"returned {type(packed)}"
 
 
+def _reads_the_cluster_map() -> None:
+    from redis.asyncio.cluster import RedisCluster
+
+    _takes(RedisCluster.get_node_from_key, "key")
+    _takes(RedisCluster.get_primaries)
+    client = RedisCluster(host="localhost", port=6379)  # no I/O until initialize()
+    _takes(client.nodes_manager.initialize)
+
+
 RELIED_ON: dict[str, Callable[[], None]] = {
     "ConnectionPool.from_url(url, **options).make_connection()": _makes_connections,
     "ConnectionPool.connection_kwargs": _sees_decode_responses,
@@ -80,6 +89,9 @@ RELIED_ON: dict[str, Callable[[], None]] = {
     ),
     "redis.asyncio.retry.Retry(redis.backoff.NoBackoff(), 0)": _switches_retries_off,
     "hiredis.pack_command(args)": _packs_in_one_call,
+    "RedisCluster.get_node_from_key(key), get_primaries(), nodes_manager.initialize()": (
+        _reads_the_cluster_map
+    ),
 }
 
 

@@ -153,11 +153,6 @@ class StreamHub:
                 return tail.task
         return None
 
-    @property
-    def tasks(self) -> list[asyncio.Task[None]]:
-        """Every running reader task: one per server with watched games."""
-        return [tail.task for tail in self._tails.values() if tail.task is not None]
-
     def join(self, subscriber: Subscriber) -> bool:
         """Start delivering the game's new events to ``subscriber``.
 

@@ -361,11 +361,6 @@ class ClusterWire:
             )
         return reader
 
-    async def drop_reader(self, address: str) -> None:
-        reader = self._readers.pop(address, None)
-        if reader is not None:
-            await reader.close()
-
     async def unblock(self, address: str, client_id: int) -> None:
         await self._connections_at(address).call((b"CLIENT", b"UNBLOCK", client_id))
 
