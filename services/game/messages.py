@@ -19,7 +19,7 @@ from services.rpc import Identity, Role, classified, refusal
 
 from .errors import NotYourSeat
 from .play import Answer, Submission
-from .service import Update, WatchMode
+from .values import Update, WatchMode
 
 MAX_COMMAND_ID = 128
 COMMAND_ID = re.compile(rf"[A-Za-z0-9_.:-]{{1,{MAX_COMMAND_ID}}}")

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from services.engine import PlayerCommand
 from services.errors import Reason, ServiceError
 
-from .service import GameApplication, Update, WatchMode
-from .values import CommandResult
+from .service import GameApplication
+from .values import CommandResult, Update, WatchMode
 
 #: Messages that may wait for a Play client before it is cut off (it is not reading).
 DEFAULT_MAX_PENDING = 32

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import enum
 import logging
 import secrets
 import time
@@ -29,7 +28,6 @@ from services.engine import (
     GameState,
     Phase,
     PlayerCommand,
-    PlayerView,
     Ruleset,
     RuleViolation,
     at_rest,
@@ -67,7 +65,7 @@ from .errors import (
     VersionOutOfRange,
 )
 from .timers import TurnTimers, next_wake, nothing_to_clear, wake_stands
-from .values import CommandResult, NewGame, Seen
+from .values import CommandResult, NewGame, Seen, Update, WatchMode
 
 logger = logging.getLogger(__name__)
 
@@ -89,35 +87,6 @@ def _decides(before: GameState, command: PlayerCommand, decision: Event) -> bool
 def _check_seat(state: GameState, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < len(state.vp):
         raise SeatNotInGame(seat, len(state.vp))
-
-
-class WatchMode(enum.Enum):
-    """What a watcher is sent (the proto's WatchMode)."""
-
-    #: Every event, redacted, with the view where a batch ends.
-    EVENTS = 0
-    #: The view each time the game comes to rest (the latest only, for a slow reader).
-    VIEWS = 1
-    #: The view each time the watcher's seat must decide, and the final one.
-    TURNS = 2
-
-
-@dataclass(frozen=True, slots=True)
-class Update:
-    """One update as a watcher may see it: an event (EVENTS mode), a view, or both.
-
-    In EVENTS mode `view` is set where a batch of events ends; in the views-only modes
-    `event` is None and `view` is always set.
-    """
-
-    version: int
-    event: Event | None
-    view: PlayerView | None
-    turn_timer_expired: bool = False
-    #: The command id of the decision this event records (EVENTS mode; "" when automatic).
-    command_id: str = ""
-    #: When the decision the view awaits is due (None: no timer, none awaited, or no view).
-    deadline_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

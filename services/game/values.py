@@ -1,8 +1,9 @@
 """The game application's plain values: a game to start, a command's result, a view with its
-deadline (services/game/service.py takes and gives them)."""
+deadline, what a watcher asks for and is sent (services/game/service.py takes and gives them)."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from services.engine import (
@@ -62,3 +63,32 @@ class Seen:
 
     view: PlayerView
     deadline_ms: int | None
+
+
+class WatchMode(enum.Enum):
+    """What a watcher is sent (the proto's WatchMode)."""
+
+    #: Every event, redacted, with the view where a batch ends.
+    EVENTS = 0
+    #: The view each time the game comes to rest (the latest only, for a slow reader).
+    VIEWS = 1
+    #: The view each time the watcher's seat must decide, and the final one.
+    TURNS = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """One update as a watcher may see it: an event (EVENTS mode), a view, or both.
+
+    In EVENTS mode `view` is set where a batch of events ends; in the views-only modes
+    `event` is None and `view` is always set.
+    """
+
+    version: int
+    event: Event | None
+    view: PlayerView | None
+    turn_timer_expired: bool = False
+    #: The command id of the decision this event records (EVENTS mode; "" when automatic).
+    command_id: str = ""
+    #: When the decision the view awaits is due (None: no timer, none awaited, or no view).
+    deadline_ms: int | None = None

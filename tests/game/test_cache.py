@@ -14,7 +14,8 @@ from services.codec import Record, decode_record, encode_record
 from services.engine import CreateGame, Ruleset, fold
 from services.engine.simulate import play_random_game
 from services.eventstore import InMemoryEventStore
-from services.game.service import GameApplication, WatchMode
+from services.game.service import GameApplication
+from services.game.values import WatchMode
 
 
 async def _store_finished_games(store: InMemoryEventStore, count: int) -> list[str]:

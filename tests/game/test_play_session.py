@@ -13,8 +13,8 @@ from services.engine import PlayerCommand, legal_commands, to_act
 from services.errors import Reason, ServiceError
 from services.eventstore import InMemoryEventStore
 from services.game.play import Answer, PlaySession, SlowReader, Submission
-from services.game.service import GameApplication, Update
-from services.game.values import NewGame
+from services.game.service import GameApplication
+from services.game.values import NewGame, Update
 
 
 async def _new_game() -> tuple[GameApplication, str]:
