@@ -21,8 +21,22 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.devtools.redis_server import free_port
 
+#: The settings a bench's whole stack runs with: the load generator is one address that
+#: registers every simulated player, opens their tables and holds their streams, and the
+#: per-player and per-address limits that protect a real server would refuse it.
+UNLIMITED = {
+    "VERRATER_LOG_LEVEL": "WARNING",
+    "VERRATER_COMMAND_RATE": "0",
+    "VERRATER_LOBBY_RATE": "0",
+    "VERRATER_GUEST_RATE": "0",
+    "VERRATER_GUEST_GLOBAL_RATE": "0",
+    "VERRATER_PEER_TABLES": "0",
+    "VERRATER_STREAMS_PER_PEER": "0",
+}
+
 __all__ = [
     "CHANNEL_OPTIONS",
+    "UNLIMITED",
     "cpu_ms_per",
     "cpu_seconds",
     "free_port",

@@ -57,7 +57,7 @@ from services.devtools.redis_server import RedisServer, start_private_redis
 from services.eventstore import RedisEventStore
 from services.rpc import bearer
 
-from .common import CHANNEL_OPTIONS, free_port, private_queue, wait_until_serving
+from .common import CHANNEL_OPTIONS, UNLIMITED, free_port, private_queue, wait_until_serving
 
 SECRET = "faults-bench-secret-only-for-this-local-run"
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
@@ -343,13 +343,7 @@ def _stack(broker: str | None, workdir: Path, redis_cluster: int = 0) -> Iterato
                 "VERRATER_BOT_QUEUE": queue,
                 "VERRATER_TOKEN_SECRET": SECRET,
                 "VERRATER_GAME_ADDR": game_address,
-                "VERRATER_LOG_LEVEL": "WARNING",
-                "VERRATER_COMMAND_RATE": "0",
-                "VERRATER_LOBBY_RATE": "0",
-                "VERRATER_GUEST_RATE": "0",
-                "VERRATER_GUEST_GLOBAL_RATE": "0",
-                "VERRATER_PEER_TABLES": "0",
-                "VERRATER_STREAMS_PER_PEER": "0",
+                **UNLIMITED,
                 "VERRATER_GRACE_SECONDS": "3",
             }
 

@@ -45,6 +45,7 @@ from services.rpc import bearer
 
 from .common import (
     CHANNEL_OPTIONS,
+    UNLIMITED,
     cpu_seconds,
     free_port,
     percentile,
@@ -245,14 +246,7 @@ def run_load_bench(
             "VERRATER_BOT_QUEUE": queue,
             "VERRATER_TOKEN_SECRET": SECRET,
             "VERRATER_GAME_ADDR": game_address,
-            "VERRATER_LOG_LEVEL": "WARNING",
-            "VERRATER_COMMAND_RATE": "0",
-            "VERRATER_LOBBY_RATE": "0",
-            # Every simulated player registers and opens a table from this one address.
-            "VERRATER_GUEST_RATE": "0",
-            "VERRATER_GUEST_GLOBAL_RATE": "0",
-            "VERRATER_PEER_TABLES": "0",
-            "VERRATER_STREAMS_PER_PEER": "0",
+            **UNLIMITED,
         }
         processes = {}
         for index, port in enumerate(game_ports, start=1):
