@@ -1,8 +1,6 @@
-"""The lobby on Redis: a hash per table, sorted sets and sets as projections, one compare-and-set
-script per write, pub/sub for changes (see store.py for what a lobby store does).
-
-Redis keys share the hash tag `{lobby}` so every Lua script touches one cluster slot; the
-lobby's load is small next to the games', which shard by game id.
+"""The lobby on Redis: a hash per table, sorted sets and sets as indexes, a compare-and-set
+script per write, pub/sub for changes (see store.py for what a lobby store does, and
+redis_keys.py for where each key lives on a cluster).
 """
 
 from __future__ import annotations
@@ -10,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,55 +17,55 @@ from services.engine import PLAYER_COUNTS
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, redis_client
 from services.tasks import cancel_and_wait
 
+from . import redis_keys as keys
 from .model import GameProgress, Player, Table
-from .store import FINISHED_KEPT, LobbyStore, LobbyUnavailable, RequestRecord, index_change
+from .store import FINISHED_KEPT, LobbyStore, LobbyUnavailable, RequestRecord
 
+# A table write: compare the version, then take the table's index lease and note the index ops
+# the writer is about to apply. A lease still held means another write is indexing: the caller
+# waits (reply 2, ms left). An expired one was left by a writer that died: its ops come back to
+# the new writer (reply 1, ops), which finishes them with its own.
+# KEYS: the table hash. ARGV: expected version, new version, json, index ops (json), lease ms,
+# holder (a random token).
 _CAS_SCRIPT = """
--- KEYS: table hash, open:3 zset, open:4 zset, bot-fill zset, previous host's hosting set,
---       host's hosting set, opening peer's hosting set, then the table lists (zsets) of the
---       players to drop the table for, then of those to list it for
--- ARGV: expected version, new version, json, table id, listed size (0/3/4), created ms,
---       bot-fill ms (0: none), change channel, waiting (1: not started or closed),
---       how many players to drop it for, opened from a known peer (1/0)
 local current = redis.call('HGET', KEYS[1], 'v')
-if (current or '0') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3])
-redis.call('ZREM', KEYS[2], ARGV[4])
-redis.call('ZREM', KEYS[3], ARGV[4])
-if ARGV[5] == '3' then redis.call('ZADD', KEYS[2], ARGV[6], ARGV[4]) end
-if ARGV[5] == '4' then redis.call('ZADD', KEYS[3], ARGV[6], ARGV[4]) end
-if ARGV[7] ~= '0' then
-  redis.call('ZADD', KEYS[4], ARGV[7], ARGV[4])
-else
-  redis.call('ZREM', KEYS[4], ARGV[4])
+if (current or '0') ~= ARGV[1] then return {0, ''} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lease = redis.call('HMGET', KEYS[1], 'lease', 'ops')
+local unfinished = ''
+if lease[1] then
+  local left = tonumber(lease[1]) - now
+  if left > 0 then return {2, tostring(left)} end
+  unfinished = lease[2] or ''
 end
-redis.call('SREM', KEYS[5], ARGV[4])
-if ARGV[9] == '1' then
-  redis.call('SADD', KEYS[6], ARGV[4])
-else
-  redis.call('SREM', KEYS[6], ARGV[4])
-end
-if ARGV[11] == '1' then
-  if ARGV[9] == '1' then
-    redis.call('SADD', KEYS[7], ARGV[4])
-  else
-    redis.call('SREM', KEYS[7], ARGV[4])
-  end
-end
-local dropped = tonumber(ARGV[10])
-for i = 8, #KEYS do
-  if i < 8 + dropped then
-    redis.call('ZREM', KEYS[i], ARGV[4])
-  else
-    redis.call('ZADD', KEYS[i], ARGV[6], ARGV[4])
-  end
-end
-redis.call('PUBLISH', ARGV[8], ARGV[4])
+redis.call('HSET', KEYS[1], 'v', ARGV[2], 'json', ARGV[3],
+           'lease', tostring(now + tonumber(ARGV[5])), 'ops', ARGV[4], 'holder', ARGV[6])
+return {1, unfinished}
+"""
+
+# Take over an expired index lease (a sweep finishing a dead writer's ops): reply 0 when no
+# lease is left, 2 while one is still held, 1 and the ops when taken.
+# KEYS: the table hash. ARGV: lease ms, holder.
+_TAKE_OVER_SCRIPT = """
+local lease = redis.call('HMGET', KEYS[1], 'lease', 'ops')
+if not lease[1] then return {0, ''} end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if tonumber(lease[1]) > now then return {2, ''} end
+redis.call('HSET', KEYS[1], 'lease', tostring(now + tonumber(ARGV[1])), 'holder', ARGV[2])
+return {1, lease[2] or ''}
+"""
+
+# The index ops are applied: drop the lease if `holder` still holds it.
+_RELEASE_LEASE_SCRIPT = """
+if redis.call('HGET', KEYS[1], 'holder') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'lease', 'ops', 'holder')
 return 1
 """
 
 _FINISHED_SCRIPT = """
--- KEYS: the player's table list, finished list (zsets), results hash
+-- KEYS: the player's table list, finished list (zsets), results hash (one hash tag)
 -- ARGV: table id, created ms, result json, how many results to keep
 redis.call('ZREM', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
@@ -91,21 +91,33 @@ if not held or cjson.decode(held)['holder'] ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
 """
 
-_PREFIX = "verrater:{lobby}"
+#: How long a writer may take to apply a write's index ops before another finishes them.
+INDEX_LEASE_MS = 3000
+#: Markers of unfinished index ops a sweep looks at, at most.
+REPAIR_BATCH = 100
 
 
 class RedisLobbyStore(LobbyStore):
-    """The lobby on Redis: a hash per table, sorted sets as projections, pub/sub for changes.
+    """The lobby on Redis: a hash per table, sorted sets and sets as indexes, pub/sub for
+    changes; its keys spread over a cluster's slots (see redis_keys.py).
 
-    One pub/sub connection per process serves every WatchTable stream.
+    A table write is a compare-and-set on the table's hash alone (one slot); its index entries
+    live on other slots, so they follow in a second step under a lease noted in the hash. A
+    writer that dies between the two leaves the lease and a marker in ``UNINDEXED``: the next
+    write of that table, or the lobby's sweep (:meth:`repair_indexes`), finishes its ops, which
+    are absolute and so safe to apply again. One pub/sub connection per process serves every
+    WatchTable stream.
     """
 
-    CHANNEL = f"{_PREFIX}:changed"
+    CHANNEL = keys.CHANNEL
 
-    def __init__(self, client: AnyRedis) -> None:
+    def __init__(self, client: AnyRedis, *, index_lease_ms: int = INDEX_LEASE_MS) -> None:
         super().__init__()
         self._redis = client
+        self._index_lease_ms = index_lease_ms
         self._cas = client.register_script(_CAS_SCRIPT)
+        self._take_over = client.register_script(_TAKE_OVER_SCRIPT)
+        self._release_lease = client.register_script(_RELEASE_LEASE_SCRIPT)
         self._finished_script = client.register_script(_FINISHED_SCRIPT)
         self._answer = client.register_script(_ANSWER_SCRIPT)
         self._release = client.register_script(_RELEASE_SCRIPT)
@@ -116,48 +128,32 @@ class RedisLobbyStore(LobbyStore):
     def from_url(cls, url: str) -> RedisLobbyStore:
         return cls(redis_client(url))
 
-    @staticmethod
-    def _table_key(table_id: str) -> str:
-        return f"{_PREFIX}:table:{table_id}"
-
-    @staticmethod
-    def _hosting_key(player_id: str) -> str:
-        return f"{_PREFIX}:hosting:{player_id}"
-
-    @staticmethod
-    def _peer_hosting_key(peer: str) -> str:
-        return f"{_PREFIX}:peer-hosting:{peer}"
-
-    @staticmethod
-    def _player_key(player_id: str) -> str:
-        return f"{_PREFIX}:player:{player_id}"
-
-    @staticmethod
-    def _mine_key(player_id: str) -> str:
-        return f"{_PREFIX}:mine:{player_id}"
+    @property
+    def redis(self) -> AnyRedis:
+        return self._redis
 
     async def hosted_tables(self, player_id: str) -> int:
         async with _available():
-            count: int = await self._redis.scard(self._hosting_key(player_id))
+            count: int = await self._redis.scard(keys.hosting_key(player_id))
         return count
 
     async def peer_tables(self, peer: str) -> int:
         async with _available():
-            count: int = await self._redis.scard(self._peer_hosting_key(peer))
+            count: int = await self._redis.scard(keys.peer_hosting_key(peer))
         return count
 
     async def my_tables(self, player_id: str, limit: int) -> list[str]:
         async with _available():
-            ids = await self._redis.zrevrange(self._mine_key(player_id), 0, limit - 1)
+            ids = await self._redis.zrevrange(keys.mine_key(player_id), 0, limit - 1)
         return [_text(member) for member in ids]
 
     async def record_finished(self, player_id: str, table: Table, result: GameProgress) -> None:
         async with _available():
             await self._finished_script(
                 keys=[
-                    self._mine_key(player_id),
-                    f"{_PREFIX}:finished:{player_id}",
-                    f"{_PREFIX}:results:{player_id}",
+                    keys.mine_key(player_id),
+                    keys.finished_key(player_id),
+                    keys.results_key(player_id),
                 ],
                 args=[
                     table.table_id,
@@ -172,19 +168,15 @@ class RedisLobbyStore(LobbyStore):
             ids = [
                 _text(member)
                 for member in await self._redis.zrevrange(
-                    f"{_PREFIX}:finished:{player_id}", 0, FINISHED_KEPT - 1
+                    keys.finished_key(player_id), 0, FINISHED_KEPT - 1
                 )
             ]
-            raws = await self._redis.hmget(f"{_PREFIX}:results:{player_id}", ids) if ids else []
+            raws = await self._redis.hmget(keys.results_key(player_id), ids) if ids else []
         return [
             (table_id, GameProgress.from_dict(json.loads(raw)))
             for table_id, raw in zip(ids, raws, strict=True)
             if raw is not None
         ]
-
-    @staticmethod
-    def _request_key(key: str) -> str:
-        return f"{_PREFIX}:request:{key}"
 
     async def claim_request(
         self, key: str, record: RequestRecord, ttl_ms: int
@@ -192,97 +184,148 @@ class RedisLobbyStore(LobbyStore):
         async with _available():
             while True:
                 if await self._redis.set(
-                    self._request_key(key), record.to_json(), nx=True, px=ttl_ms
+                    keys.request_key(key), record.to_json(), nx=True, px=ttl_ms
                 ):
                     return None
-                held = await self._redis.get(self._request_key(key))
+                held = await self._redis.get(keys.request_key(key))
                 if held is not None:  # else it expired meanwhile: claim again
                     return RequestRecord.from_json(held)
 
     async def answer_request(self, key: str, holder: str, answer: bytes, ttl_ms: int) -> None:
         async with _available():
-            held = await self._redis.get(self._request_key(key))
+            held = await self._redis.get(keys.request_key(key))
             if held is None:
                 return
             record = RequestRecord.from_json(held)
             answered = RequestRecord(record.fingerprint, holder, answer)
             await self._answer(
-                keys=[self._request_key(key)], args=[holder, answered.to_json(), ttl_ms]
+                keys=[keys.request_key(key)], args=[holder, answered.to_json(), ttl_ms]
             )
 
     async def release_request(self, key: str, holder: str) -> None:
         async with _available():
-            await self._release(keys=[self._request_key(key)], args=[holder])
-
-    @staticmethod
-    def _open_key(size: int) -> str:
-        return f"{_PREFIX}:open:{size}"
+            await self._release(keys=[keys.request_key(key)], args=[holder])
 
     async def add_player(self, player: Player, credential_digest: str) -> None:
         async with _available():
             await self._redis.hset(
-                self._player_key(player.player_id),
+                keys.player_key(player.player_id),
                 mapping={"name": player.name, "credential": credential_digest},
             )
 
     async def player(self, player_id: str) -> Player | None:
         async with _available():
-            name = await self._redis.hget(self._player_key(player_id), "name")
+            name = await self._redis.hget(keys.player_key(player_id), "name")
         return Player(player_id, _text(name)) if name is not None else None
 
     async def credential_digest(self, player_id: str) -> str | None:
         async with _available():
-            stored = await self._redis.hget(self._player_key(player_id), "credential")
+            stored = await self._redis.hget(keys.player_key(player_id), "credential")
         return _text(stored) if stored is not None else None
 
     async def replace_credential(self, player_id: str, credential_digest: str) -> None:
         async with _available():
-            await self._redis.hset(self._player_key(player_id), "credential", credential_digest)
+            await self._redis.hset(keys.player_key(player_id), "credential", credential_digest)
 
     async def table(self, table_id: str) -> Table | None:
         async with _available():
-            raw = await self._redis.hget(self._table_key(table_id), "json")
+            raw = await self._redis.hget(keys.table_key(table_id), "json")
         return Table.from_dict(json.loads(raw)) if raw is not None else None
 
     async def tables(self, table_ids: list[str]) -> list[Table]:
         async with _available(), self._redis.pipeline(transaction=False) as pipe:
             for table_id in table_ids:
-                pipe.hget(self._table_key(table_id), "json")
+                pipe.hget(keys.table_key(table_id), "json")
             raws: list[Any] = await pipe.execute()
         return [Table.from_dict(json.loads(raw)) for raw in raws if raw is not None]
 
     async def _write(self, table: Table, expected_version: int, previous: Table | None) -> bool:
-        listed = str(table.size) if table.listed else "0"
-        fill_at = str(table.fill_bots_at_ms) if table.fill_bots_at_ms else "0"
-        dropped, listing = index_change(previous, table)
+        ops = keys.index_ops(previous, table)
+        holder = secrets.token_hex(8)
+        marker = f"{table.table_id}|{table.version}"
+        table_key = keys.table_key(table.table_id)
         async with _available():
-            written = await self._cas(
-                keys=[
-                    self._table_key(table.table_id),
-                    self._open_key(3),
-                    self._open_key(4),
-                    f"{_PREFIX}:botfill",
-                    self._hosting_key(previous.host if previous is not None else table.host),
-                    self._hosting_key(table.host),
-                    self._peer_hosting_key(table.opened_from),
-                    *(self._mine_key(player_id) for player_id in sorted(dropped)),
-                    *(self._mine_key(player_id) for player_id in sorted(listing)),
-                ],
-                args=[
-                    str(expected_version),
-                    str(table.version),
-                    json.dumps(table.to_dict()),
-                    table.table_id,
-                    listed,
-                    table.created_at_ms,
-                    fill_at,
-                    self.CHANNEL,
-                    "1" if table.waiting else "0",
-                    len(dropped),
-                    "1" if table.opened_from else "0",
-                ],
+            # Noted before the write, so a writer that dies after it leaves a trace to finish.
+            await self._redis.zadd(keys.UNINDEXED, {marker: _now_ms() + self._index_lease_ms})
+            waited = 0
+            while True:
+                status, detail = await self._cas(
+                    keys=[table_key],
+                    args=[
+                        str(expected_version),
+                        str(table.version),
+                        json.dumps(table.to_dict()),
+                        keys.encode_ops(ops),
+                        self._index_lease_ms,
+                        holder,
+                    ],
+                )
+                if int(status) != 2:
+                    break
+                # Another write of this table is applying its index ops: a few ms, or the
+                # lease's length if that writer died.
+                await asyncio.sleep(min(int(_text(detail)), 1 + 2**waited) / 1000)
+                waited = min(waited + 1, 6)
+            if int(status) == 0:
+                await self._redis.zrem(keys.UNINDEXED, marker)
+                return False
+            unfinished = keys.decode_ops(detail) if _text(detail) else []
+            await self._apply_ops(table.table_id, unfinished, ops, holder, marker)
+        return True
+
+    async def _apply_ops(
+        self,
+        table_id: str,
+        unfinished: list[keys.IndexOp],
+        ops: list[keys.IndexOp],
+        holder: str,
+        marker: str,
+    ) -> None:
+        """Apply a dead writer's unfinished ops and then this write's (the later op on the
+        same entry wins), drop the lease, and tell every replica that the table changed."""
+        merged = {(key, member): (command, score) for command, key, member, score in unfinished}
+        merged.update({(key, member): (command, score) for command, key, member, score in ops})
+        async with self._redis.pipeline(transaction=False) as pipe:
+            for (key, member), (command, score) in merged.items():
+                if command == "ZADD":
+                    pipe.zadd(key, {member: score})
+                elif command == "ZREM":
+                    pipe.zrem(key, member)
+                elif command == "SADD":
+                    pipe.sadd(key, member)
+                else:
+                    pipe.srem(key, member)
+            await pipe.execute()
+        await self._release_lease(keys=[keys.table_key(table_id)], args=[holder])
+        await self._redis.zrem(keys.UNINDEXED, marker)
+        # Not pipelined: a cluster pipeline refuses PUBLISH, which has no key to route by.
+        await self._redis.publish(self.CHANNEL, table_id)
+
+    async def repair_indexes(self, now_ms: int | None = None) -> int:
+        """Finish the index ops of writers that died mid-write (their lease has expired);
+        how many tables it finished. The lobby's sweep runs this in every replica."""
+        due_by = _now_ms() if now_ms is None else now_ms
+        finished = 0
+        async with _available():
+            markers = await self._redis.zrangebyscore(
+                keys.UNINDEXED, 0, due_by, start=0, num=REPAIR_BATCH
             )
-        return bool(written)
+            for raw in markers:
+                marker = _text(raw)
+                table_id = marker.partition("|")[0]
+                holder = secrets.token_hex(8)
+                status, ops = await self._take_over(
+                    keys=[keys.table_key(table_id)], args=[self._index_lease_ms, holder]
+                )
+                if int(status) == 2:
+                    continue  # a live writer (or a sweep elsewhere) holds it: look again later
+                if int(status) == 1:
+                    unfinished = keys.decode_ops(ops) if _text(ops) else []
+                    await self._apply_ops(table_id, unfinished, [], holder, marker)
+                    finished += 1
+                else:
+                    await self._redis.zrem(keys.UNINDEXED, marker)
+        return finished
 
     async def open_tables(self, size: int | None, limit: int) -> list[Table]:
         sizes = PLAYER_COUNTS if size is None else (size,)
@@ -290,15 +333,15 @@ class RedisLobbyStore(LobbyStore):
             ids: list[tuple[float, str]] = []
             for each in sizes:
                 entries: list[Any] = await self._redis.zrange(
-                    self._open_key(each), 0, limit - 1, withscores=True
+                    keys.open_key(each), 0, limit - 1, withscores=True
                 )
                 ids.extend((float(score), _text(member)) for member, score in entries)
-        tables = [await self.table(table_id) for _, table_id in sorted(ids)[:limit]]
-        return [t for t in tables if t is not None and t.listed]
+        tables = await self.tables([table_id for _, table_id in sorted(ids)[:limit]])
+        return [t for t in tables if t.listed]
 
     async def tables_due_for_bots(self, now_ms: int) -> list[str]:
         async with _available():
-            due = await self._redis.zrangebyscore(f"{_PREFIX}:botfill", 0, now_ms)
+            due = await self._redis.zrangebyscore(keys.BOT_FILL, 0, now_ms)
         return [_text(member) for member in due]
 
     async def _watch_started(self) -> None:
@@ -335,6 +378,10 @@ async def _available() -> AsyncIterator[None]:
         yield
     except TRANSIENT_REDIS_ERRORS as error:
         raise LobbyUnavailable(f"the lobby store is unavailable, retry: {error}") from error
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def _text(value: object) -> str:

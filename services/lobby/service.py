@@ -452,6 +452,7 @@ class LobbyApplication:
     async def _sweep(self) -> None:
         while True:
             try:
+                await self.store.repair_indexes()
                 await self.fill_due_tables()
             except Exception:  # a sweep failure (store down) must not end the sweeper
                 log.exception("bot-fill sweep failed; retrying")

@@ -3,9 +3,12 @@
 Tables change only through `update_table(table_id, change)`: read, apply the pure change,
 write back if the table's version is still the one read (compare-and-set), else retry. The
 open-tables list, the bot-fill schedule, who hosts what (per player and per network peer) and
-each player's own tables are projections kept in the same atomic write, so listing never scans,
-and a lobby restart loses nothing. A player's finished games move from their tables to a short
-list of results once ListMyGames has seen them end (`record_finished`).
+each player's own tables are projections (indexes) kept with every write, so listing never scans,
+and a lobby restart loses nothing. On Redis they follow the table's own write under a lease, so
+that they can live on other cluster slots; a writer that dies between the two leaves work that
+the next write of that table or `repair_indexes` (the lobby's sweep) finishes. A player's
+finished games move from their tables to a short list of results once ListMyGames has seen them
+end (`record_finished`).
 
 Players keep the digest of their credential beside their name. Request ids are claimed here
 too (`claim_request`): one atomic claim per (caller, request id), see `requests.py`.
@@ -151,6 +154,12 @@ class LobbyStore(abc.ABC):
     @abc.abstractmethod
     async def tables_due_for_bots(self, now_ms: int) -> list[str]:
         """Tables whose bot-fill time has come."""
+
+    async def repair_indexes(self) -> int:
+        """Finish the index entries of table writes whose writer died before it wrote them;
+        how many tables it finished. A store whose write updates a table and its indexes in
+        one step (the in-memory one) never leaves any: it finishes none."""
+        return 0
 
     async def create_table(self, table: Table) -> Table:
         if not await self._write(table, 0, None):
