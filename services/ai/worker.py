@@ -4,11 +4,16 @@ Two tasks:
 - `verrater.compute_move(view, ruleset, level)`: pure. A serialized `verrater.v1.PlayerView`
   and `verrater.v1.Ruleset` in, a serialized `verrater.v1.Command` and a reason out. Anyone with
   access to the broker may use it for their own bots (its result goes to the result backend).
-- `verrater.bot_turn(...)`: play a bot seat's turn through the game API (`services.ai.turns`),
-  usually with one `SubmitCommand` (the announcing replica put the view in the task). No result
-  is stored. Acknowledged only after it ran (`acks_late`), so a worker that dies mid-task has
-  the task redelivered (on RabbitMQ as soon as its connection drops); the command id makes the
-  redelivery harmless. A game service that cannot be reached is retried with backoff.
+- `verrater.bot_turns(turns=[...])`: play bot seats' turns through the game API
+  (`services.ai.turns`), each usually with one `SubmitCommand` (the announcing replica put the
+  view in the turn). A game replica sends the turns announced while its previous publish ran
+  in one message (up to `TURNS_PER_TASK`), and the worker plays them at once on its event loop:
+  under load, one message, one acknowledgement and one trip through the pool carry many bot
+  moves. No result is stored. Acknowledged only after every turn in it ran (`acks_late`), so a
+  worker that dies mid-task has the task redelivered (on RabbitMQ as soon as its connection
+  drops); the command ids make the redelivery harmless. A game service that cannot be reached
+  is retried with backoff, per turn. `verrater.bot_turn(...)` plays one turn (the message of
+  earlier releases, still served).
 
 Each worker process (Celery's prefork pool forks them) makes its own event loop and gRPC channel
 after the fork, on `worker_process_init`, and keeps them for its life: a channel made before a
@@ -23,11 +28,10 @@ import base64
 import logging
 import os
 import random
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from celery import Celery
@@ -41,6 +45,7 @@ from .levels import policy_for_level
 from .turns import BotTurn, GameClient, play_bot_turn
 
 log = logging.getLogger("verrater.ai.worker")
+_T = TypeVar("_T")
 
 #: Seconds before a Redis broker hands an unacknowledged task (its worker died) to another
 #: worker. RabbitMQ needs none: it redelivers when the worker's connection drops.
@@ -51,6 +56,8 @@ DEFAULT_QUEUE = "verrater.bots"
 #: 15 s in all, then the turn is left to the game service's re-announcement.
 RETRY_DELAYS_S = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 _RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+#: Bot turns one task message carries at most.
+TURNS_PER_TASK = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +91,7 @@ class _Process:
         # Made inside the loop it will run on (grpc.aio binds a channel to its loop).
         return GameClient(settings.game_address, TokenIssuer(settings.token_secret))
 
-    def run(self, work: Callable[[GameClient], Awaitable[bool]]) -> bool:
+    def run(self, work: Callable[[GameClient], Awaitable[_T]]) -> _T:
         return self.loop.run_until_complete(work(self.client))
 
     def close(self) -> None:
@@ -133,9 +140,19 @@ def make_app(settings: WorkerSettings | None = None) -> Celery:
     def bot_turn(**kwargs: Any) -> bool:
         """Play one bot turn through the game API; True when the bot moved."""
         turn = BotTurn.from_kwargs(**kwargs)
-        return _play_patiently(this_process(), turn, settings.min_think_ms / 1000)
+        return this_process().run(
+            lambda client: _play_patiently(client, turn, settings.min_think_ms / 1000)
+        )
+
+    def bot_turns(turns: list[dict[str, Any]]) -> int:
+        """Play bot turns at once through the game API; how many bots moved."""
+        batch = [BotTurn.from_kwargs(**kwargs) for kwargs in turns]
+        return this_process().run(
+            lambda client: _play_all(client, batch, settings.min_think_ms / 1000)
+        )
 
     app.task(name="verrater.bot_turn", ignore_result=True)(bot_turn)
+    app.task(name="verrater.bot_turns", ignore_result=True)(bot_turns)
     app.verrater_settings = settings  # type: ignore[attr-defined]
 
     @worker_process_init.connect(weak=False)
@@ -161,14 +178,18 @@ class TurnPublisher:
         self._producer: Any = None
 
     def publish(self, turns: list[BotTurn]) -> None:
-        """Send `turns` (blocking: call it off the event loop, from one thread at a time)."""
+        """Send `turns`, up to TURNS_PER_TASK in a message (blocking: call it off the event
+        loop, from one thread at a time)."""
         if self._producer is None:
             self._producer = self._app.producer_pool.acquire(block=True)
         try:
-            for turn in turns:
-                task_id = str(uuid.uuid4())
+            for start in range(0, len(turns), TURNS_PER_TASK):
+                batch = [turn.as_kwargs() for turn in turns[start : start + TURNS_PER_TASK]]
                 message = self._app.amqp.as_task_v2(
-                    task_id, "verrater.bot_turn", kwargs=turn.as_kwargs(), ignore_result=True
+                    str(uuid.uuid4()),
+                    "verrater.bot_turns",
+                    kwargs={"turns": batch},
+                    ignore_result=True,
                 )
                 self._producer.publish(
                     message.body,
@@ -191,17 +212,29 @@ class TurnPublisher:
             producer.release()
 
 
-def _play_patiently(process: _Process, turn: BotTurn, min_think_s: float) -> bool:
+async def _play_all(client: GameClient, turns: list[BotTurn], min_think_s: float) -> int:
+    """Play `turns` at once (each patiently); how many bots moved. One failing turn does not
+    hold up the others."""
+    moved = await asyncio.gather(
+        *(_play_patiently(client, turn, min_think_s) for turn in turns), return_exceptions=True
+    )
+    for turn, outcome in zip(turns, moved, strict=True):
+        if isinstance(outcome, BaseException):
+            log.error("bot turn %s failed: %r", turn.command_id, outcome)
+    return sum(1 for outcome in moved if outcome is True)
+
+
+async def _play_patiently(client: GameClient, turn: BotTurn, min_think_s: float) -> bool:
     """`play_bot_turn`, retried with backoff while the game service cannot be reached."""
     for delay in (*RETRY_DELAYS_S, None):
         try:
-            return process.run(lambda client: play_bot_turn(client, turn, min_think_s))
+            return await play_bot_turn(client, turn, min_think_s)
         except grpc.aio.AioRpcError as error:
             if error.code() not in _RETRIED or delay is None:
                 log.warning("bot turn %s failed: %s", turn.command_id, error.code())
                 return False
             log.info("bot turn %s: %s, retrying in %ss", turn.command_id, error.code(), delay)
-            time.sleep(delay * random.uniform(0.8, 1.2))
+            await asyncio.sleep(delay * random.uniform(0.8, 1.2))
     return False
 
 

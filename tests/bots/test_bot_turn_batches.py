@@ -1,0 +1,78 @@
+"""Bot turns travel in batches: one Celery message carries the turns a game replica announced
+while its previous publish ran, and a real worker plays every turn in it, each exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+
+import redis
+
+from services.ai.turns import BotTurn
+from services.ai.worker import TurnPublisher, make_app
+from services.api.verrater.v1 import game_pb2, lobby_pb2
+from services.bootstrap import worker_settings
+from services.codec import decode_record
+from services.config import Config
+from services.engine import deciding_seat
+from tests.bots.test_bot_seats import SECRET, Stack, celery_worker, guest, seat_token, stack
+
+
+async def _game_of_four_people(s: Stack) -> tuple[str, int, int]:
+    """A started game whose seats are all people (nobody announces a bot turn for it): its
+    id, a seat that must act now, and the version."""
+    host = await guest(s, "Host")
+    table = (
+        await s.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=host)
+    ).table
+    for n in range(3):
+        player = await guest(s, f"Player {n}")
+        join = lobby_pb2.JoinTableRequest(table_id=table.table_id)
+        await s.lobby.JoinTable(join, metadata=player)
+    table = (
+        await s.lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host)
+    ).table
+    _, token = await seat_token(s, table.table_id, host)
+    view = (
+        await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
+    ).view
+    return table.game_id, view.turn.seats[0], view.version
+
+
+async def test_one_message_carries_many_turns_and_the_worker_plays_each_once(
+    fresh_redis_url: str,
+) -> None:
+    async with stack(fresh_redis_url) as s:
+        games = [await _game_of_four_people(s) for _ in range(5)]
+        settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
+        # Stand-ins (a person's timer ran out): a bot decides for each of them.
+        turns = [BotTurn(game, seat, version, "normal", True) for game, seat, version in games]
+        publisher = TurnPublisher(make_app(settings), settings.queue)
+        try:
+            await asyncio.to_thread(publisher.publish, turns)
+        finally:
+            publisher.close()
+        with redis.Redis.from_url(fresh_redis_url) as broker:
+            messages = broker.lrange(settings.queue, 0, -1)
+        assert len(messages) == 1
+        message = json.loads(messages[0])
+        assert message["headers"]["task"] == "verrater.bot_turns"
+        _, kwargs, _ = json.loads(base64.b64decode(message["body"]))
+        assert len(kwargs["turns"]) == len(games)
+        assert s.backend.game is not None
+        store = s.backend.game.store
+        with celery_worker(fresh_redis_url, s.address, VERRATER_TOKEN_SECRET=SECRET):
+            for game_id, seat, version in games:
+                for _ in range(600):
+                    if await store.version(game_id) > version:
+                        break
+                    await asyncio.sleep(0.05)
+                decided = await store.read(game_id, after_version=version)
+                record = decode_record(decided[0].payload)
+                assert record.turn_timer_expired, "the worker's stand-in decided"
+                assert deciding_seat(record.event) == seat
+                assert decided[0].version == version + 1
+        # Each turn ran once: one decision per game at the announced version, none after it.
+        for game_id, _, version in games:
+            assert await store.version(game_id) == version + 1
