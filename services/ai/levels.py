@@ -52,3 +52,12 @@ def policy_for_level(level: BotLevel | str, *, budget_s: float | None = None) ->
     if policy == "heuristic":
         return HeuristicPolicy()
     return IsmctsPolicy(budget_s=DEFAULT_BUDGET_S if budget_s is None else budget_s)
+
+
+def searches(level: BotLevel | str) -> bool:
+    """Whether the level's bot searches (spends real CPU time per decision) rather than
+    answering at once; an unknown level does not (the bot refuses it when it plays)."""
+    try:
+        return LEVELS[BotLevel(level)].policy == "ismcts"
+    except ValueError:
+        return False

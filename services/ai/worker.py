@@ -41,7 +41,7 @@ from services.api.verrater.v1 import ruleset_pb2, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
 from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
 
-from .levels import policy_for_level
+from .levels import policy_for_level, searches
 from .turns import BotTurn, GameClient, play_bot_turn
 
 log = logging.getLogger("verrater.ai.worker")
@@ -179,12 +179,17 @@ class TurnPublisher:
 
     def publish(self, turns: list[BotTurn]) -> None:
         """Send `turns`, up to TURNS_PER_TASK in a message (blocking: call it off the event
-        loop, from one thread at a time)."""
+        loop, from one thread at a time). A searching bot's turn (`hard`: a quarter second of
+        CPU) goes alone, so that such turns spread over the worker processes instead of sharing
+        one process's core."""
         if self._producer is None:
             self._producer = self._app.producer_pool.acquire(block=True)
+        instant = [turn for turn in turns if not searches(turn.level)]
+        batches = [instant[i : i + TURNS_PER_TASK] for i in range(0, len(instant), TURNS_PER_TASK)]
+        batches.extend([turn] for turn in turns if searches(turn.level))
         try:
-            for start in range(0, len(turns), TURNS_PER_TASK):
-                batch = [turn.as_kwargs() for turn in turns[start : start + TURNS_PER_TASK]]
+            for turns_in_message in batches:
+                batch = [turn.as_kwargs() for turn in turns_in_message]
                 message = self._app.amqp.as_task_v2(
                     str(uuid.uuid4()),
                     "verrater.bot_turns",

@@ -76,3 +76,23 @@ async def test_one_message_carries_many_turns_and_the_worker_plays_each_once(
         # Each turn ran once: one decision per game at the announced version, none after it.
         for game_id, _, version in games:
             assert await store.version(game_id) == version + 1
+
+
+def test_a_searching_bots_turn_travels_alone(fresh_redis_url: str) -> None:
+    """`hard` bots search for a quarter second of CPU: each of their turns is a message of its
+    own, so they spread over the worker processes; instant bots' turns share one."""
+    settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
+    levels = ["normal", "hard", "easy", "hard", "normal"]
+    turns = [BotTurn(f"game{n}", 1, 7, level) for n, level in enumerate(levels)]
+    publisher = TurnPublisher(make_app(settings), settings.queue)
+    try:
+        publisher.publish(turns)
+    finally:
+        publisher.close()
+    with redis.Redis.from_url(fresh_redis_url) as broker:
+        messages = [json.loads(raw) for raw in reversed(broker.lrange(settings.queue, 0, -1))]
+    carried = [
+        [turn["level"] for turn in json.loads(base64.b64decode(m["body"]))[1]["turns"]]
+        for m in messages
+    ]
+    assert carried == [["normal", "easy", "normal"], ["hard"], ["hard"]]
