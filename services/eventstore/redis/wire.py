@@ -43,7 +43,7 @@ from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.crc import key_slot
-from redis.exceptions import AskError, ClusterDownError, TryAgainError
+from redis.exceptions import AskError, ClusterDownError, MovedError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -64,6 +64,9 @@ def pack_command(args: tuple[Arg, ...]) -> bytes:
     return packed
 
 
+_ASKING = pack_command((b"ASKING",))
+
+
 class _Connections:
     """A bounded set of connections to one Redis server, made by ``factory`` outside any pool.
 
@@ -76,9 +79,13 @@ class _Connections:
         self._idle: list[AbstractConnection] = []
         self._slots = asyncio.Semaphore(max_connections)
 
-    async def call(self, args: tuple[Arg, ...], then: tuple[Arg, ...] = ()) -> Reply:
+    async def call(
+        self, args: tuple[Arg, ...], then: tuple[Arg, ...] = (), *, asking: bool = False
+    ) -> Reply:
         """``args`` on one connection, and ``then`` right after it on the same connection
         (pipelined: one round trip); the raw reply of ``args`` (and of ``then``, as a pair).
+        ``asking``: preceded by ``ASKING`` (a cluster node importing the slot serves the one
+        command after it).
 
         A connection error disconnects every idle connection too: after a Redis restart they
         are all dead, and the store's one retry must get a fresh one. redis-py disconnects a
@@ -90,12 +97,18 @@ class _Connections:
             connection = idle.pop() if idle else self._factory.make_connection()  # type: ignore[no-untyped-call]
             try:
                 packed = pack_command(args)
+                if asking:
+                    packed = _ASKING + packed
                 if not then:
                     await connection.send_packed_command(packed, check_health=False)
+                    if asking:
+                        await connection.read_response()  # OK
                     return await connection.read_response()
                 await connection.send_packed_command(
                     packed + pack_command(then), check_health=False
                 )
+                if asking:
+                    await connection.read_response()  # OK
                 try:
                     first = await connection.read_response()
                 except RedisConnectionError:
@@ -252,8 +265,10 @@ class ClusterWire:
 
     Each command goes to the master of its key's slot, read from redis-py's slot map
     (``redis``, the public cluster client, which the lobby-style callers use too). A ``MOVED``
-    or ``ASK`` reply (resharding) or a node that went away (failover) re-reads the map; a
-    ``MOVED`` command is sent again at once, the rest is the store's retry.
+    reply (resharding done) or a node that went away (failover) re-reads the map; a ``MOVED``
+    command is sent again at once, the rest is the store's retry. An ``ASK`` reply (a slot half
+    migrated, this key moved already) sends the command to the importing node after
+    ``ASKING``, without touching the map.
     """
 
     def __init__(self, url: str, *, client_name: str, max_connections: int) -> None:
@@ -306,10 +321,16 @@ class ClusterWire:
             address = await self._address_of(key)
             try:
                 return await self._connections_at(address).call(args, then)
-            except AskError:
-                # MOVED (and ASK, during a slot migration): the map is stale. Read it again
-                # and send the command where it now belongs.
+            except MovedError:
+                # The slot moved (resharding, failover): read the map again and send the
+                # command where it now belongs.
                 await self.refresh()
+            except AskError as ask:
+                # The slot is migrating and this key has gone already: the importing node
+                # serves it after ASKING. The map stays as it is until the slot has moved.
+                return await self._connections_at(f"{ask.host}:{ask.port}").call(
+                    args, then, asking=True
+                )
             except (RedisConnectionError, RedisTimeoutError, ClusterDownError, TryAgainError):
                 # A node went away: the map will tell who took over its slots once the
                 # cluster has promoted a replica; the caller's retry goes there.
