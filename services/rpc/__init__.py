@@ -15,6 +15,7 @@ from .interceptor import (
     authenticated,
     bearer_token,
     caller,
+    cut_off,
 )
 from .limits import RateLimit, RateLimiter, StreamQuota
 from .peers import TrustedProxies, peer_address
@@ -59,6 +60,7 @@ __all__ = [
     "caller",
     "checked_id",
     "classified",
+    "cut_off",
     "is_valid_id",
     "peer_address",
     "refusal",
