@@ -33,6 +33,7 @@ from services.rpc import (
     authenticated,
     checked_id,
     cut_off,
+    send_headers,
 )
 
 from . import messages
@@ -171,9 +172,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             on_cut_while_sending=_cutting_off(context, asyncio.current_task()),
         )
         del first
-        # The headers leave now, not with the first message: were that one stuck (a client that
-        # does not read), a status could not follow it (see `cut_off`).
-        await context.send_initial_metadata(())
+        await send_headers(context)  # so that a cut can end the stream (`cut_off`)
         decisions = messages.decisions(requests, identity, game_id, seat)
         async for item in session.run(decisions):
             if isinstance(item, Answer):

@@ -16,6 +16,7 @@ from .interceptor import (
     bearer_token,
     caller,
     cut_off,
+    send_headers,
 )
 from .limits import RateLimit, RateLimiter, StreamQuota
 from .peers import TrustedProxies, peer_address
@@ -65,4 +66,5 @@ __all__ = [
     "peer_address",
     "refusal",
     "relayed",
+    "send_headers",
 ]

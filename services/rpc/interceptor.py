@@ -309,6 +309,17 @@ async def _abort_for(context: Context, error: Exception, method: str) -> NoRetur
     await abort(context, refused)
 
 
+async def send_headers(context: Context) -> None:
+    """Send a response stream's headers now, not with its first message, so that a status can
+    follow that message even if it is stuck (`cut_off`: gRPC refuses a status batch that would
+    send headers again). A call its client already left ends as gRPC ends a call the client
+    cancels (CancelledError, logged at debug), not as a fault of ours."""
+    try:
+        await context.send_initial_metadata(())
+    except Exception as failed:  # grpc's ExecuteBatchError: the call is over
+        raise asyncio.CancelledError() from failed
+
+
 #: Status sends of streams cut off while sending (`cut_off`); held until they end.
 _CUTTING: set[asyncio.Task[None]] = set()
 
@@ -320,7 +331,8 @@ def cut_off(context: Context, error: Exception, method: str, handler: asyncio.Ta
     status is queued behind what the client has not read yet (it leaves when the client reads
     again; gRPC offers a server no way to reset one stream), and the handler is cancelled, so
     the server holds nothing more for the call. Started before the cancellation, the status
-    send begins while the call is still the handler's."""
+    send begins while the call is still the handler's. The stream must have sent its headers
+    first (`send_headers`), or gRPC refuses the status while the stuck message holds them."""
     sending = asyncio.get_running_loop().create_task(_cut(context, error, method))
     _CUTTING.add(sending)
     sending.add_done_callback(_CUTTING.discard)

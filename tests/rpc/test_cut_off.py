@@ -15,7 +15,7 @@ import pytest
 from grpc import aio
 
 from services.errors import Reason, ServiceError
-from services.rpc import Context, cut_off
+from services.rpc import Context, cut_off, send_headers
 
 METHOD = "/verrater.test.Cut/Send"
 #: A client whose receive window stays small, and a message far bigger than it: the server's
@@ -41,7 +41,7 @@ class _Cut(grpc.GenericRpcHandler):
         handler = asyncio.current_task()
         assert handler is not None
         # Headers first, so that a status can follow a first message that is stuck.
-        await context.send_initial_metadata(())
+        await send_headers(context)
 
         async def cut_when_stuck() -> None:
             # Runs once the handler is suspended in the send of BIG, which cannot end.
@@ -99,3 +99,17 @@ async def _messages(call: Any) -> AsyncIterator[bytes]:
             yield message
     except grpc.aio.AioRpcError as ended:
         assert ended.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class _Gone:
+    """A call whose client has left: gRPC fails the batch that would send the headers."""
+
+    async def send_initial_metadata(self, metadata: Any) -> None:
+        raise RuntimeError("grpc's ExecuteBatchError, for this test")
+
+
+async def test_headers_to_a_client_that_left_end_the_call_as_a_cancellation() -> None:
+    # Not a fault of ours (the edge would log it as INTERNAL): the end gRPC gives a call its
+    # client cancelled.
+    with pytest.raises(asyncio.CancelledError):
+        await send_headers(_Gone())  # type: ignore[arg-type]
