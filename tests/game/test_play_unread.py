@@ -2,7 +2,8 @@
 answer cannot end, so the cut finds the stream stuck in it. The server still ends the stream at
 once: it stops counting against the player, and the client that reads again finds what waited
 for it, then RESOURCE_EXHAUSTED SLOW_READER. (tests/hostile/test_unread_streams.py does this
-against a `verrater serve` process, with the default window too.)"""
+against a `verrater serve` process, with the default window too.) And Play streams cancelled as
+they open log nothing above info."""
 
 from __future__ import annotations
 
@@ -81,3 +82,35 @@ async def test_a_stream_stuck_sending_to_a_client_that_never_reads_is_ended_by_t
     # Nothing logged an error, neither the cut nor the stop (ExecuteBatchError, from gRPC).
     errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert not errors, [r.getMessage() for r in errors]
+
+
+async def test_play_streams_their_clients_cancel_at_once_log_nothing_above_info(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Cancelled as they open (around the headers Play sends first), and at every point soon
+    after: each ends as a cancellation, with no warning or error (ExecuteBatchError, INTERNAL)."""
+    caplog.set_level(logging.INFO)
+    config = Config(bind="127.0.0.1:0", token_secret=SECRET, bots="off", command_rate=0)
+    backend = await start_backend(config, frozenset({"game"}), event_store=InMemoryEventStore())
+    channel = aio.insecure_channel(f"127.0.0.1:{backend.port}")
+    try:
+        client = Client(channel, game_pb2_grpc.GameServiceStub(channel), config.issuer)
+        game_id = await client.create_game(4)
+        seat = (await client.view(game_id, None)).turn.seats[0]
+        metadata = client.seat_metadata(game_id, seat)
+        for n in range(200):
+            call = client.stub.Play(metadata=metadata)
+            await call.write(game_pb2.PlayRequest(open=game_pb2.PlayOpen(game_id=game_id)))
+            for _ in range(n % 8):
+                await asyncio.sleep(0)
+            call.cancel()
+        # The last one, once the server has answered it.
+        call = client.stub.Play(metadata=metadata)
+        await call.write(game_pb2.PlayRequest(open=game_pb2.PlayOpen(game_id=game_id)))
+        assert (await call.read()).HasField("turn")
+        call.cancel()
+    finally:
+        await channel.close()
+        await backend.stop(None)
+    noisy = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not noisy, [r.getMessage()[:200] for r in noisy][:5]
