@@ -10,6 +10,11 @@ Two tasks feed one outbox, the seat's turns and the answers to its decisions, an
 what they put in it. The session ends after the final view, once the decision in hand (if any)
 is answered. The outbox is bounded: a client that sends but does not read is cut off once
 `max_pending` messages wait for it, so it cannot make the server hold what it never reads.
+
+The cut reaches the stream through the outbox, as the `SlowReader` that `run` raises, when the
+stream is waiting for its next message. When it is not, it is away sending the last one, and to
+a client that does not read (its HTTP/2 window full) that send never ends: `on_cut_while_sending`
+is then called with the `SlowReader`, for the server to end the stream itself.
 """
 
 from __future__ import annotations
@@ -71,7 +76,8 @@ class PlaySession:
     """A seat's Play stream over `app` (see the module docstring).
 
     `admit()` is asked before each decision and raises the refusal that answers it instead
-    (the per-player rate limit, in the server).
+    (the per-player rate limit, in the server). `on_cut_while_sending(cut)` is called when the
+    client is cut off while the stream is away sending (the server ends the stream then).
     """
 
     def __init__(
@@ -83,6 +89,7 @@ class PlaySession:
         from_version: int = 0,
         admit: Callable[[], None] | None = None,
         max_pending: int = DEFAULT_MAX_PENDING,
+        on_cut_while_sending: Callable[[SlowReader], None] | None = None,
     ) -> None:
         self._app = app
         self._game_id = game_id
@@ -95,6 +102,9 @@ class PlaySession:
         self._cut = False
         # Held while a decision is being decided: the end waits for its answer.
         self._deciding = asyncio.Lock()
+        self._on_cut_while_sending = on_cut_while_sending
+        # True while `run` waits for the outbox (False while its last message is being sent).
+        self._waiting = False
 
     async def run(self, submissions: AsyncIterator[Submission]) -> AsyncIterator[Update | Answer]:
         """The stream's messages: turns (`Update`) and answers (`Answer`), in order; raises
@@ -103,7 +113,11 @@ class PlaySession:
         decisions = asyncio.create_task(self._take(submissions))
         try:
             while True:
-                item = await self._outbox.get()
+                self._waiting = True
+                try:
+                    item = await self._outbox.get()
+                finally:
+                    self._waiting = False
                 if item is _End:
                     return
                 if isinstance(item, BaseException):
@@ -123,8 +137,12 @@ class PlaySession:
             # Drop what waits (its memory goes now) and end the stream with the reason.
             while not outbox.empty():
                 outbox.get_nowait()
-            item = SlowReader(self._max_pending)
+            cut = SlowReader(self._max_pending)
             self._cut = True
+            outbox.put_nowait(cut)
+            if not self._waiting and self._on_cut_while_sending is not None:
+                self._on_cut_while_sending(cut)  # `run` is in a send that may never end
+            return
         outbox.put_nowait(item)
 
     async def _follow_turns(self) -> None:

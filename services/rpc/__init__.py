@@ -15,6 +15,8 @@ from .interceptor import (
     authenticated,
     bearer_token,
     caller,
+    cut_off,
+    send_headers,
 )
 from .limits import RateLimit, RateLimiter, StreamQuota
 from .peers import TrustedProxies, peer_address
@@ -59,8 +61,10 @@ __all__ = [
     "caller",
     "checked_id",
     "classified",
+    "cut_off",
     "is_valid_id",
     "peer_address",
     "refusal",
     "relayed",
+    "send_headers",
 ]

@@ -309,6 +309,45 @@ async def _abort_for(context: Context, error: Exception, method: str) -> NoRetur
     await abort(context, refused)
 
 
+async def send_headers(context: Context) -> None:
+    """Send a response stream's headers now, not with its first message, so that a status can
+    follow that message even if it is stuck (`cut_off`: gRPC refuses a status batch that would
+    send headers again). A call its client already left ends as gRPC ends a call the client
+    cancels (CancelledError, logged at debug), not as a fault of ours."""
+    try:
+        await context.send_initial_metadata(())
+    except Exception as failed:  # grpc's ExecuteBatchError: the call is over
+        raise asyncio.CancelledError() from failed
+
+
+#: Status sends of streams cut off while sending (`cut_off`); held until they end.
+_CUTTING: set[asyncio.Task[None]] = set()
+
+
+def cut_off(context: Context, error: Exception, method: str, handler: asyncio.Task[Any]) -> None:
+    """End a response stream whose `handler` is stuck sending to a client that does not read
+    (its HTTP/2 window is full, so the send never ends and what the handler raises never
+    reaches the edge): the refusal for `error` is logged and counted as the edge does, its
+    status is queued behind what the client has not read yet (it leaves when the client reads
+    again; gRPC offers a server no way to reset one stream), and the handler is cancelled, so
+    the server holds nothing more for the call. Started before the cancellation, the status
+    send begins while the call is still the handler's. The stream must have sent its headers
+    first (`send_headers`), or gRPC refuses the status while the stuck message holds them."""
+    sending = asyncio.get_running_loop().create_task(_cut(context, error, method))
+    _CUTTING.add(sending)
+    sending.add_done_callback(_CUTTING.discard)
+    handler.cancel()
+
+
+async def _cut(context: Context, error: Exception, method: str) -> None:
+    try:
+        await _abort_for(context, error, method)
+    except aio.AbortError:
+        pass  # the status was sent
+    except Exception as failed:  # the call ended first: the client left, or the server stops
+        log.debug("cut_off_status_not_sent", method=method, error=type(failed).__name__)
+
+
 def _bind(method: str, trace_id: str, identity: Identity | None) -> None:
     structlog.contextvars.clear_contextvars()
     bind_call(

@@ -103,7 +103,10 @@ async def test_a_client_that_sends_but_never_reads_is_cut_off() -> None:
         inbox.put_nowait(Submission(f"c{n}", state.version + 1000, legal))
     # The answers are made faster than this client takes them: at most 8 wait, then the
     # session ends.
-    session = PlaySession(app, game_id, seat, max_pending=8).run(_feed(inbox))
+    cuts: list[SlowReader] = []
+    session = PlaySession(app, game_id, seat, max_pending=8, on_cut_while_sending=cuts.append).run(
+        _feed(inbox)
+    )
     received: list[Update | Answer] = []
     with pytest.raises(SlowReader) as cut:
         async for item in session:
@@ -112,3 +115,35 @@ async def test_a_client_that_sends_but_never_reads_is_cut_off() -> None:
     assert cut.value.reason is Reason.SLOW_READER
     assert inbox.qsize() > 0, "the session stopped taking decisions once it cut the client off"
     assert (await app.state(game_id)).version == state.version
+    assert cuts == [], "the stream was waiting for its next message: the cut reached it in-band"
+
+
+async def test_a_client_cut_off_while_the_stream_is_sending_is_handed_to_the_server() -> None:
+    """The stream is away sending its last message when the cut comes (to a client whose window
+    is full, that send never ends), so the SlowReader in the outbox would never be seen: the
+    session hands it to `on_cut_while_sending`, once, for the server to end the stream."""
+    app, game_id = await _new_game()
+    state = await app.state(game_id)
+    seat = to_act(state)[0]
+    legal = legal_commands(state, seat)[0]
+    inbox: asyncio.Queue[Submission | None] = asyncio.Queue()
+    cuts: list[SlowReader] = []
+    cut = asyncio.Event()
+
+    def cut_while_sending(error: SlowReader) -> None:
+        cuts.append(error)
+        cut.set()
+
+    session = PlaySession(
+        app, game_id, seat, max_pending=8, on_cut_while_sending=cut_while_sending
+    ).run(_feed(inbox))
+    turn = await anext(session)  # "sent" from here on, and never done: the stream is stuck
+    assert isinstance(turn, Update)
+    for n in range(100):
+        inbox.put_nowait(Submission(f"c{n}", state.version + 1000, legal))
+    await cut.wait()
+    for _ in range(10):  # what is still being decided is dropped, not handed over again
+        await asyncio.sleep(0)
+    assert len(cuts) == 1 and cuts[0].reason is Reason.SLOW_READER
+    assert inbox.qsize() > 0, "the session stopped taking decisions once it cut the client off"
+    await session.aclose()
