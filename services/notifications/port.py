@@ -17,7 +17,7 @@ import asyncio
 import time
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 
 from services.errors import Reason, ServiceError
@@ -136,6 +136,9 @@ class Subscriber:
     #: Notifications that arrived since the consumer last took one, and when that was.
     arrived: int = 0
     taken_at: float = field(default_factory=time.monotonic)
+    #: Told when the subscriber is cut off (its consumer is away then, perhaps stuck handing on
+    #: a notification that nobody takes: see `rpc.cut_off`).
+    on_cut: Callable[[ServiceError], None] | None = None
 
     def deliver(self, received: Received) -> bool:
         """Take one live notification; False once this subscriber must leave the fan-out."""
@@ -149,7 +152,10 @@ class Subscriber:
             and time.monotonic() - self.taken_at >= self.stall_limit
         ):
             self.inbox.clear()
-            self.fail(SlowReader(self.inbox_limit))
+            cut = SlowReader(self.inbox_limit)
+            self.fail(cut)
+            if self.on_cut is not None:
+                self.on_cut(cut)
             return False
         if not self.resync:
             if len(self.inbox) >= self.inbox_limit:
@@ -230,13 +236,14 @@ class Notifications(ABC):
         *,
         max_waiting: int | None = None,
         stall_limit: float = STALL_LIMIT,
+        on_cut: Callable[[ServiceError], None] | None = None,
     ) -> AsyncGenerator[Received, None]:
         """The player's notifications after the cursor (empty: from now), then each new one as
         it is stored, until the caller stops. Nothing is missed or repeated.
 
         With `max_waiting`, a subscription ends with SLOW_READER once more than that many
         notifications arrived while its consumer took none for `stall_limit` seconds; without,
-        a consumer that falls behind re-reads from its last position.
+        a consumer that falls behind re-reads from its last position; `on_cut` is told then.
         """
         if after_cursor:
             delivered = parse_cursor(after_cursor)
@@ -250,6 +257,7 @@ class Notifications(ABC):
             delivered,
             self.inbox_limit if max_waiting is None else max_waiting,
             None if max_waiting is None else stall_limit,
+            on_cut=on_cut,
         )
         await self._join(subscriber)
         try:

@@ -8,15 +8,16 @@ A stream pulls from a live subscription only when gRPC has taken the previous me
 holds what the client's flow-control window allows), so what arrives for a client that does not
 read waits on our side. Once more than `max_pending` arrived while the stream took none for
 `stall_limit` seconds, the subscription is cut off (the fan-out forgets it at once, what waited
-is dropped) and the stream ends with SLOW_READER as soon as gRPC takes the message in hand; the
-client resumes from its last cursor. Catching up is read as the client reads, so a long
-catch-up is never mistaken for a slow reader.
+is dropped) and the stream ends with SLOW_READER: at once where the stream is stuck handing a
+message to a client that does not read (`on_cut`, see `rpc.cut_off`), else as soon as gRPC
+takes the message in hand; the client resumes from its last cursor. Catching up is read as the
+client reads, so a long catch-up is never mistaken for a slow reader.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from services.errors import Reason, ServiceError
 
@@ -58,14 +59,25 @@ class NotificationStreams:
         """The player's streams open in this process."""
         return self._open.get(player_id, 0)
 
-    async def watch(self, player_id: str, cursor: str) -> AsyncIterator[Received]:
-        """The player's notifications after `cursor` (empty: from now), then live."""
+    async def watch(
+        self,
+        player_id: str,
+        cursor: str,
+        on_cut: Callable[[ServiceError], None] | None = None,
+    ) -> AsyncIterator[Received]:
+        """The player's notifications after `cursor` (empty: from now), then live; `on_cut` is
+        told when the stream is cut off for not reading (the server may be stuck sending to
+        it: see `rpc.cut_off`)."""
         if self.open_streams(player_id) >= self._max_streams:
             raise TooManyStreams(self._max_streams)
         self._open[player_id] = self.open_streams(player_id) + 1
         try:
             subscription = self.notifications.subscribe(
-                player_id, cursor, max_waiting=self._max_pending, stall_limit=self._stall_limit
+                player_id,
+                cursor,
+                max_waiting=self._max_pending,
+                stall_limit=self._stall_limit,
+                on_cut=on_cut,
             )
             async with contextlib.aclosing(subscription):
                 async for received in subscription:

@@ -405,7 +405,9 @@ SMALL_WINDOW = (("grpc.http2.bdp_probe", 0), ("grpc.http2.lookahead_bytes", 1024
 async def test_a_client_that_does_not_read_is_cut_off_as_a_slow_reader(
     redis_url: str | None,
 ) -> None:
-    async with running(redis_url, notify_pending=4, options=SMALL_WINDOW) as stack:
+    async with running(
+        redis_url, notify_pending=4, notify_streams=1, options=SMALL_WINDOW
+    ) as stack:
         player, me = await guest(stack, "Sleepy")
         call = await watching(stack, me)
         sent = 0
@@ -421,6 +423,22 @@ async def test_a_client_that_does_not_read_is_cut_off_as_a_slow_reader(
                 )
                 sent += 10
                 await asyncio.sleep(0.02)  # pacing: the stream stalls for a second first
+            # The server ended the stream it was stuck sending on, although this client has
+            # read nothing: the player's one stream is free again.
+            while True:
+                again = watch(stack, me)
+                settled = asyncio.ensure_future(again.code())
+                live = asyncio.ensure_future(
+                    wait_until(lambda: stack.notifications.live_subscriptions == 1, "live")
+                )
+                done, _ = await asyncio.wait({settled, live}, return_when=asyncio.FIRST_COMPLETED)
+                if live in done:
+                    settled.cancel()
+                    again.cancel()
+                    break
+                live.cancel()
+                assert settled.result() is grpc.StatusCode.RESOURCE_EXHAUSTED  # too many yet
+                await asyncio.sleep(0.05)
         got = 0
         with pytest.raises(grpc.aio.AioRpcError) as ended:
             async for _ in call:
