@@ -60,22 +60,34 @@ async def play_seat(
     decisions: int | None = None,
 ) -> view_pb2.PlayerView:
     """Play the token's seat (bots play the others) until the game is over, or until the seat
-    must decide once more after `decisions` decisions: the view it must decide on then."""
+    alone must decide once more after `decisions` decisions: the view it must decide on then."""
     view = (await game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=token)).view
     made = 0
     while view.phase != events_pb2.PHASE_GAME_OVER:
         if view.seat in view.turn.seats:
-            if made == decisions:
+            # Stop where only this seat may act: where bots decide at the same time (discards
+            # at the hand limit), the game would move on without it.
+            if decisions is not None and made >= decisions and list(view.turn.seats) == [view.seat]:
                 return view
-            answer = await game.SubmitCommand(
-                game_pb2.SubmitCommandRequest(
-                    game_id=game_id,
-                    expected_version=view.version,
-                    command_id=uuid.uuid4().hex,
-                    command=rng.choice(list(view.legal)),
-                ),
-                metadata=token,
-            )
+            try:
+                answer = await game.SubmitCommand(
+                    game_pb2.SubmitCommandRequest(
+                        game_id=game_id,
+                        expected_version=view.version,
+                        command_id=uuid.uuid4().hex,
+                        command=rng.choice(list(view.legal)),
+                    ),
+                    metadata=token,
+                )
+            except grpc.aio.AioRpcError as error:
+                # Where several seats decide at once (discards at the hand limit), a bot may
+                # decide first: read the view again and decide on that, as a client does.
+                if error.code() is not grpc.StatusCode.ABORTED:
+                    raise
+                view = (
+                    await game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=token)
+                ).view
+                continue
             made += 1
             view = answer.view
             continue
