@@ -45,7 +45,7 @@ from services.game.storewatch import StoreWatch
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.model import table_of_game
-from services.lobby.redis_migrate import migrate_legacy_keys
+from services.lobby.redis_migrate import migrate_when_reachable
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication, LobbyLimits
@@ -410,7 +410,7 @@ async def start_backend(
                 else InMemoryLobbyStore()
             )
         if isinstance(lobby_store, RedisLobbyStore):
-            await migrate_legacy_keys(lobby_store.redis)  # before serving: see its module
+            await migrate_when_reachable(lobby_store.redis)  # before serving: see its module
         backend.closers.append(lobby_store.close)
         gateway = GrpcGameGateway(config.game_address or own_address, issuer)
         backend.closers.append(gateway.close)

@@ -20,7 +20,7 @@ from typing import Any
 
 from redis.exceptions import ResponseError
 
-from services.eventstore import AnyRedis
+from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis
 
 from . import redis_keys as keys
 
@@ -61,6 +61,19 @@ def new_key(legacy: str) -> str | None:
     }
     make = by_kind.get(kind)
     return make(rest) if make is not None and rest else None
+
+
+async def migrate_when_reachable(redis: AnyRedis, *, max_delay_s: float = 5.0) -> int:
+    """:func:`migrate_legacy_keys`, waiting for Redis while it cannot be reached (a lobby that
+    starts before its Redis does serves once it can know it holds no old keys)."""
+    delay = 0.25
+    while True:
+        try:
+            return await migrate_legacy_keys(redis)
+        except TRANSIENT_REDIS_ERRORS as error:
+            log.warning("lobby keys: Redis cannot be reached (%s); again in %.1fs", error, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, max_delay_s)
 
 
 async def migrate_legacy_keys(redis: AnyRedis) -> int:

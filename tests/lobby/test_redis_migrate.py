@@ -4,15 +4,23 @@ seats and indexes, players their lists of tables and results; nothing old is lef
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 
 import pytest
 
+from services.devtools.redis_server import RedisServer
 from services.eventstore import redis_client
 from services.lobby import model
 from services.lobby import redis_keys as keys
 from services.lobby.model import Player
-from services.lobby.redis_migrate import LAYOUT, migrate_legacy_keys, new_key
+from services.lobby.redis_migrate import (
+    LAYOUT,
+    migrate_legacy_keys,
+    migrate_when_reachable,
+    new_key,
+)
 from services.lobby.redis_store import RedisLobbyStore
 from tests.lobby.harness import running
 
@@ -117,3 +125,19 @@ def test_every_old_key_kind_has_a_new_home() -> None:
     assert new_key(f"{OLD}:request:guest:r9") == keys.request_key("guest:r9")
     assert new_key(f"{OLD}:changed") is None
     assert new_key("verrater:stream:{g1}") is None
+
+
+async def test_a_lobby_that_starts_before_its_redis_waits_for_it(tmp_path: Path) -> None:
+    server = RedisServer(tmp_path)  # not started yet: its port answers nothing
+    client = redis_client(server.url)
+    try:
+        waiting = asyncio.create_task(migrate_when_reachable(client, max_delay_s=0.2))
+        await asyncio.sleep(0.5)
+        assert not waiting.done()  # still waiting, not failed
+        await asyncio.to_thread(server.start)
+        async with asyncio.timeout(30):
+            assert await waiting == 0
+        assert await client.get(LAYOUT) == b"2"
+    finally:
+        await client.aclose()
+        server.stop()
