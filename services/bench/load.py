@@ -18,15 +18,17 @@ its CPU per command.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import random
 import re
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from grpc import aio
@@ -55,6 +57,7 @@ from .common import (
 )
 
 SECRET = "load-bench-secret-only-for-this-local-run"
+_T = TypeVar("_T")
 
 
 @dataclass
@@ -105,27 +108,45 @@ def _peak_memory_mb(pid: int) -> float:
     return 0.0
 
 
+#: What a starved machine may answer a setup call: retried, with the call's request id (or the
+#: decision's command id), so that a retry is answered and never done twice.
+_RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+_RETRY_DELAYS_S = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+
+
+async def _patiently(call: Callable[[], Awaitable[_T]]) -> _T:
+    for delay in (*_RETRY_DELAYS_S, None):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in _RETRIED or delay is None:
+                raise
+            await asyncio.sleep(delay)
+    raise AssertionError("unreachable")
+
+
+def _request_id() -> str:
+    return uuid.uuid4().hex
+
+
 async def _one_game(
     lobby: Any, game: Any, think_ms: float, rng: random.Random, tally: _Tally
 ) -> None:
-    session = (
-        await lobby.RegisterGuest(
-            lobby_pb2.RegisterGuestRequest(display_name=f"Load {rng.randrange(10**6)}")
-        )
-    ).session
+    name = f"Load {rng.randrange(10**6)}"
+    guest = lobby_pb2.RegisterGuestRequest(display_name=name, request_id=_request_id())
+    session = (await _patiently(lambda: lobby.RegisterGuest(guest))).session
     player = bearer(session.token)
-    table = (await lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=player)).table
+    create = lobby_pb2.CreateTableRequest(size=4, request_id=_request_id())
+    table = (await _patiently(lambda: lobby.CreateTable(create, metadata=player))).table
     for _ in range(3):
-        await lobby.AddBot(
-            lobby_pb2.AddBotRequest(table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL),
-            metadata=player,
+        bot = lobby_pb2.AddBotRequest(
+            table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL, request_id=_request_id()
         )
-    table = (
-        await lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=player)
-    ).table
-    seat_token = await lobby.GetSeatToken(
-        lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=player
-    )
+        await _patiently(functools.partial(lobby.AddBot, bot, metadata=player))
+    start = lobby_pb2.StartGameRequest(table_id=table.table_id, request_id=_request_id())
+    table = (await _patiently(lambda: lobby.StartGame(start, metadata=player))).table
+    ticket = lobby_pb2.GetSeatTokenRequest(table_id=table.table_id)
+    seat_token = await _patiently(lambda: lobby.GetSeatToken(ticket, metadata=player))
     seat, token = seat_token.seat, bearer(seat_token.token)
     bot_waiting_since: float | None = None
     updates = game.Watch(
@@ -150,16 +171,14 @@ async def _one_game(
             continue
         await asyncio.sleep(rng.expovariate(1000.0 / think_ms) if think_ms > 0 else 0)
         started = time.perf_counter()
+        decision = game_pb2.SubmitCommandRequest(
+            game_id=table.game_id,
+            expected_version=view.version,
+            command_id=uuid.uuid4().hex,
+            command=rng.choice(list(view.legal)),
+        )
         try:
-            await game.SubmitCommand(
-                game_pb2.SubmitCommandRequest(
-                    game_id=table.game_id,
-                    expected_version=view.version,
-                    command_id=uuid.uuid4().hex,
-                    command=rng.choice(list(view.legal)),
-                ),
-                metadata=token,
-            )
+            await _patiently(functools.partial(game.SubmitCommand, decision, metadata=token))
             tally.submit_ms.append((time.perf_counter() - started) * 1000)
         except grpc.aio.AioRpcError as error:
             if error.code() is not grpc.StatusCode.ABORTED:  # a bot discarding at the same time
