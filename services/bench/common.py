@@ -4,22 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import statistics
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import kombu
 from grpc import aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from services.api.verrater.v1 import events_pb2, lobby_pb2
 from services.devtools.redis_server import free_port
+from services.rpc import bearer
+
+_T = TypeVar("_T")
 
 #: The settings a bench's whole stack runs with: the load generator is one address that
 #: registers every simulated player, opens their tables and holds their streams, and the
@@ -40,12 +45,77 @@ __all__ = [
     "cpu_ms_per",
     "cpu_seconds",
     "free_port",
+    "patiently",
     "percentile",
     "private_queue",
     "rss_mb",
+    "sit_down",
     "verrater_process",
     "wait_until_serving",
 ]
+
+
+#: What a starved machine or a backend on its way back answers, that a retry may get past.
+AWAY = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+
+async def patiently(
+    call: Callable[[], Awaitable[_T]],
+    *,
+    retryable: frozenset[grpc.StatusCode] = AWAY,
+    attempts: int = 60,
+) -> _T:
+    """`call()` retried with backoff (0.1 s, doubling up to 2 s) while it answers one of
+    `retryable`: the same request each time, so its request or command id makes a retry
+    answered, never done twice."""
+    for attempt in range(attempts):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in retryable or attempt == attempts - 1:
+                raise
+            await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
+    raise AssertionError("unreachable")
+
+
+async def sit_down(
+    lobby: Any,
+    name: str,
+    *,
+    retryable: frozenset[grpc.StatusCode] = AWAY,
+    attempts: int = 60,
+    started: Callable[[str], None] | None = None,
+) -> tuple[str, int, tuple[tuple[str, str]]]:
+    """A guest called `name` at a table of four with three `normal` bots, started: the game
+    id, the guest's seat and its seat token. Each call is retried (`patiently`) with a request
+    id, so a retry changes nothing twice; `started(game_id)` is told once the game exists."""
+
+    async def once(method: Any, request: Any, **options: Any) -> Any:
+        return await patiently(
+            functools.partial(method, request, timeout=10, **options),
+            retryable=retryable,
+            attempts=attempts,
+        )
+
+    def request_id() -> str:
+        return uuid.uuid4().hex
+
+    guest = lobby_pb2.RegisterGuestRequest(display_name=name, request_id=request_id())
+    player = bearer((await once(lobby.RegisterGuest, guest)).session.token)
+    create = lobby_pb2.CreateTableRequest(size=4, request_id=request_id())
+    table = (await once(lobby.CreateTable, create, metadata=player)).table
+    for _ in range(3):
+        bot = lobby_pb2.AddBotRequest(
+            table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL, request_id=request_id()
+        )
+        await once(lobby.AddBot, bot, metadata=player)
+    start = lobby_pb2.StartGameRequest(table_id=table.table_id, request_id=request_id())
+    table = (await once(lobby.StartGame, start, metadata=player)).table
+    if started is not None:
+        started(table.game_id)
+    ticket = lobby_pb2.GetSeatTokenRequest(table_id=table.table_id)
+    seat_token = await once(lobby.GetSeatToken, ticket, metadata=player)
+    return table.game_id, seat_token.seat, bearer(seat_token.token)
 
 
 #: Channels to game replicas listed as `ipv4:a,b`: calls spread over them.

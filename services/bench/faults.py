@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,15 +49,22 @@ import grpc
 import kombu
 from grpc import aio
 
-from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, lobby_pb2_grpc
 from services.audit.export import LogEntry
 from services.audit.verify import audit
 from services.devtools.redis_cluster import RedisClusterServers
 from services.devtools.redis_server import RedisServer, start_private_redis
 from services.eventstore import RedisEventStore
-from services.rpc import bearer
 
-from .common import CHANNEL_OPTIONS, UNLIMITED, free_port, private_queue, wait_until_serving
+from .common import (
+    CHANNEL_OPTIONS,
+    UNLIMITED,
+    free_port,
+    patiently,
+    private_queue,
+    sit_down,
+    wait_until_serving,
+)
 
 SECRET = "faults-bench-secret-only-for-this-local-run"
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
@@ -157,8 +164,14 @@ async def _play(lobby: Any, game: Any, run: GameRun, think_ms: float, fault: _Fa
     A game that ended before the fault is over is looked at again after it: a Redis restored
     from an older copy may have taken its end back, and then it is played on to its new end.
     """
+
+    def started(game_id: str) -> None:
+        run.game_id = game_id
+
     try:
-        seat, token = await _sit_down(lobby, run)
+        _, seat, token = await sit_down(
+            lobby, "Fault player", retryable=RETRYABLE, started=started
+        )
     finally:
         fault.ready.set()  # (a game that could not start is counted as stuck)
     run.last_progress = time.monotonic()
@@ -166,7 +179,9 @@ async def _play(lobby: Any, game: Any, run: GameRun, think_ms: float, fault: _Fa
         await _play_on(game, run, seat, token, think_ms)
         await fault.over.wait()
         request = game_pb2.GetViewRequest(game_id=run.game_id)
-        seen = await _patiently(functools.partial(game.GetView, request, metadata=token))
+        seen = await patiently(
+            functools.partial(game.GetView, request, metadata=token), retryable=RETRYABLE
+        )
         if seen.view.phase == events_pb2.PHASE_GAME_OVER:
             return
         run.finished, run.position, run.last_progress = False, 0, time.monotonic()
@@ -192,53 +207,6 @@ async def _play_on(game: Any, run: GameRun, seat: int, token: Any, think_ms: flo
             elif error.code() not in RETRYABLE | {grpc.StatusCode.ABORTED}:
                 raise
             await asyncio.sleep(0.2)
-
-
-async def _sit_down(lobby: Any, run: GameRun) -> tuple[int, Any]:
-    """A table with three bots, started: the seat and its token. Each call is retried while
-    the backend is away, with a request id so that a retry changes nothing twice."""
-
-    def once(method: Any, request: Any, **options: Any) -> Any:
-        return functools.partial(method, request, timeout=10, **options)
-
-    session = (
-        await _patiently(
-            once(
-                lobby.RegisterGuest,
-                lobby_pb2.RegisterGuestRequest(display_name="Fault player", request_id=_id()),
-            )
-        )
-    ).session
-    player = bearer(session.token)
-    table = (
-        await _patiently(
-            once(
-                lobby.CreateTable,
-                lobby_pb2.CreateTableRequest(size=4, request_id=_id()),
-                metadata=player,
-            )
-        )
-    ).table
-    for _ in range(3):
-        request = lobby_pb2.AddBotRequest(
-            table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL, request_id=_id()
-        )
-        await _patiently(once(lobby.AddBot, request, metadata=player))
-    start = lobby_pb2.StartGameRequest(table_id=table.table_id, request_id=_id())
-    table = (await _patiently(once(lobby.StartGame, start, metadata=player))).table
-    run.game_id = table.game_id
-    seat_token = await _patiently(
-        once(
-            lobby.GetSeatToken,
-            lobby_pb2.GetSeatTokenRequest(table_id=table.table_id),
-            metadata=player,
-        )
-    )
-    return seat_token.seat, bearer(seat_token.token)
-
-
-def _id() -> str:
-    return uuid.uuid4().hex
 
 
 async def _follow(
@@ -281,25 +249,14 @@ async def _follow(
             version_only=True,
         )
         try:
-            await _patiently(
-                functools.partial(game.SubmitCommand, request, metadata=token, timeout=10)
+            await patiently(
+                functools.partial(game.SubmitCommand, request, metadata=token, timeout=10),
+                retryable=RETRYABLE,
             )
         except grpc.aio.AioRpcError as error:
             if error.code() is not grpc.StatusCode.ABORTED:
                 raise  # a bot got in first (ABORTED): the stream brings the next view
         run.progressed()
-
-
-async def _patiently(call: Callable[[], Any], attempts: int = 60) -> Any:
-    """A call retried (same request, so the same command id) while the backend is away."""
-    for attempt in range(attempts):
-        try:
-            return await call()
-        except grpc.aio.AioRpcError as error:
-            if error.code() not in RETRYABLE or attempt == attempts - 1:
-                raise
-            await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
-    raise AssertionError("unreachable")
 
 
 @dataclass

@@ -24,11 +24,10 @@ import random
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 from grpc import aio
@@ -37,27 +36,29 @@ from services.api.verrater.v1 import (
     events_pb2,
     game_pb2,
     game_pb2_grpc,
-    lobby_pb2,
     lobby_pb2_grpc,
 )
 from services.devtools.redis_cluster import local_redis_cluster
 from services.devtools.redis_server import local_redis
 from services.engine import DECISION_EVENTS
-from services.rpc import bearer
 
 from .common import (
     CHANNEL_OPTIONS,
     UNLIMITED,
     cpu_seconds,
     free_port,
+    patiently,
     percentile,
     private_queue,
+    sit_down,
     verrater_process,
     wait_until_serving,
 )
 
 SECRET = "load-bench-secret-only-for-this-local-run"
-_T = TypeVar("_T")
+#: Tries of a setup call or of the scripted seat's decision while a starved machine answers
+#: UNAVAILABLE or DEADLINE_EXCEEDED (about 7 s of waiting in all).
+SETUP_ATTEMPTS = 8
 
 
 @dataclass
@@ -108,49 +109,15 @@ def _peak_memory_mb(pid: int) -> float:
     return 0.0
 
 
-#: What a starved machine may answer a setup call: retried, with the call's request id (or the
-#: decision's command id), so that a retry is answered and never done twice.
-_RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
-_RETRY_DELAYS_S = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
-
-
-async def _patiently(call: Callable[[], Awaitable[_T]]) -> _T:
-    for delay in (*_RETRY_DELAYS_S, None):
-        try:
-            return await call()
-        except grpc.aio.AioRpcError as error:
-            if error.code() not in _RETRIED or delay is None:
-                raise
-            await asyncio.sleep(delay)
-    raise AssertionError("unreachable")
-
-
-def _request_id() -> str:
-    return uuid.uuid4().hex
-
-
 async def _one_game(
     lobby: Any, game: Any, think_ms: float, rng: random.Random, tally: _Tally
 ) -> None:
-    name = f"Load {rng.randrange(10**6)}"
-    guest = lobby_pb2.RegisterGuestRequest(display_name=name, request_id=_request_id())
-    session = (await _patiently(lambda: lobby.RegisterGuest(guest))).session
-    player = bearer(session.token)
-    create = lobby_pb2.CreateTableRequest(size=4, request_id=_request_id())
-    table = (await _patiently(lambda: lobby.CreateTable(create, metadata=player))).table
-    for _ in range(3):
-        bot = lobby_pb2.AddBotRequest(
-            table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL, request_id=_request_id()
-        )
-        await _patiently(functools.partial(lobby.AddBot, bot, metadata=player))
-    start = lobby_pb2.StartGameRequest(table_id=table.table_id, request_id=_request_id())
-    table = (await _patiently(lambda: lobby.StartGame(start, metadata=player))).table
-    ticket = lobby_pb2.GetSeatTokenRequest(table_id=table.table_id)
-    seat_token = await _patiently(lambda: lobby.GetSeatToken(ticket, metadata=player))
-    seat, token = seat_token.seat, bearer(seat_token.token)
+    game_id, seat, token = await sit_down(
+        lobby, f"Load {rng.randrange(10**6)}", attempts=SETUP_ATTEMPTS
+    )
     bot_waiting_since: float | None = None
     updates = game.Watch(
-        game_pb2.WatchRequest(game_id=table.game_id, mode=game_pb2.WATCH_MODE_EVENTS),
+        game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_EVENTS),
         metadata=token,
     )
     async for response in updates:
@@ -172,13 +139,16 @@ async def _one_game(
         await asyncio.sleep(rng.expovariate(1000.0 / think_ms) if think_ms > 0 else 0)
         started = time.perf_counter()
         decision = game_pb2.SubmitCommandRequest(
-            game_id=table.game_id,
+            game_id=game_id,
             expected_version=view.version,
             command_id=uuid.uuid4().hex,
             command=rng.choice(list(view.legal)),
         )
         try:
-            await _patiently(functools.partial(game.SubmitCommand, decision, metadata=token))
+            await patiently(
+                functools.partial(game.SubmitCommand, decision, metadata=token),
+                attempts=SETUP_ATTEMPTS,
+            )
             tally.submit_ms.append((time.perf_counter() - started) * 1000)
         except grpc.aio.AioRpcError as error:
             if error.code() is not grpc.StatusCode.ABORTED:  # a bot discarding at the same time
