@@ -34,26 +34,31 @@ def open_key(size: int) -> str:
     return f"{PREFIX}:open:{size}"
 
 
+def _of_player(player_id: str, kind: str) -> str:
+    """A key of the player's, hash-tagged by them: all of a player's keys share one slot."""
+    return f"{PREFIX}:{{p:{player_id}}}:{kind}"
+
+
 def player_key(player_id: str) -> str:
-    return f"{PREFIX}:{{p:{player_id}}}:player"
+    return _of_player(player_id, "player")
 
 
 def mine_key(player_id: str) -> str:
     """The player's tables (a zset by creation time), until ListMyGames sees them end."""
-    return f"{PREFIX}:{{p:{player_id}}}:mine"
+    return _of_player(player_id, "mine")
 
 
 def finished_key(player_id: str) -> str:
-    return f"{PREFIX}:{{p:{player_id}}}:finished"
+    return _of_player(player_id, "finished")
 
 
 def results_key(player_id: str) -> str:
-    return f"{PREFIX}:{{p:{player_id}}}:results"
+    return _of_player(player_id, "results")
 
 
 def hosting_key(player_id: str) -> str:
     """The waiting tables the player hosts (a set: their quota)."""
-    return f"{PREFIX}:{{p:{player_id}}}:hosting"
+    return _of_player(player_id, "hosting")
 
 
 def peer_hosting_key(peer: str) -> str:

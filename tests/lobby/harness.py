@@ -17,6 +17,8 @@ from services.api.verrater.v1 import game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.bootstrap import Backend, start_backend
 from services.config import Config
 from services.eventstore import InMemoryEventStore, RedisEventStore
+from services.lobby import model
+from services.lobby.model import Player, Table
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.store import InMemoryLobbyStore
 from services.rpc import DOMAIN, bearer
@@ -106,3 +108,20 @@ async def refused(code: grpc.StatusCode, reason: str, call: object) -> error_det
     assert status.details and status.details[0].Unpack(info)
     assert (info.domain, info.reason) == (DOMAIN, reason), (info, error.details())
     return info
+
+
+def waiting_table(
+    host: Player, *, size: int = 4, opened_from: str = "", now_ms: int = 1_000
+) -> Table:
+    """A public table just opened by `host` (no timer, no setup), for the store tests."""
+    return model.new_table(
+        host,
+        size=size,
+        private=False,
+        builder_may_move=False,
+        auto_start=False,
+        setup=None,
+        turn_seconds=0,
+        now_ms=now_ms,
+        opened_from=opened_from,
+    )

@@ -21,6 +21,7 @@ from services.lobby import model
 from services.lobby import redis_keys as keys
 from services.lobby.model import GameProgress, Player, Table
 from services.lobby.redis_store import RedisLobbyStore
+from tests.lobby.harness import waiting_table
 
 HOST = Player("host01", "Hanna")
 GUEST = Player("guest02", "Gero")
@@ -52,20 +53,6 @@ async def store(url: str) -> AsyncIterator[RedisLobbyStore]:
     await lobby.close()
 
 
-def _table(host: Player = HOST, *, size: int = 4, opened_from: str = "") -> Table:
-    return model.new_table(
-        host,
-        size=size,
-        private=False,
-        builder_may_move=False,
-        auto_start=False,
-        setup=None,
-        turn_seconds=0,
-        now_ms=1_000,
-        opened_from=opened_from,
-    )
-
-
 async def _listed(store: RedisLobbyStore, table_id: str) -> bool:
     return table_id in {t.table_id for t in await store.open_tables(None, 100)}
 
@@ -81,7 +68,7 @@ async def _repair_when_lease_expires(store: RedisLobbyStore) -> int:
 
 
 async def test_indexes_follow_table_writes(store: RedisLobbyStore) -> None:
-    table = await store.create_table(_table(opened_from="10.0.0.7"))
+    table = await store.create_table(waiting_table(HOST, opened_from="10.0.0.7"))
     assert await _listed(store, table.table_id)
     assert await store.hosted_tables(HOST.player_id) == 1
     assert await store.peer_tables("10.0.0.7") == 1
@@ -115,7 +102,7 @@ async def test_a_dead_writers_index_entries_are_finished_by_the_sweep(url: str) 
     survivor = RedisLobbyStore(redis_client(url), index_lease_ms=50)
     try:
         with pytest.raises(WriterDied):
-            await dying.create_table(_table())
+            await dying.create_table(waiting_table(HOST))
         table_id = (await _only_table(survivor)).table_id
         # The table is written, its index entries are not: it is not listed yet.
         assert await survivor.table(table_id) is not None
@@ -137,7 +124,7 @@ async def test_the_next_write_finishes_a_dead_writers_entries_with_its_own(url: 
     dying = DiesBeforeIndexing(redis_client(url), index_lease_ms=50)
     survivor = RedisLobbyStore(redis_client(url), index_lease_ms=50)
     try:
-        table = await survivor.create_table(_table())
+        table = await survivor.create_table(waiting_table(HOST))
         # The guest joins, and the replica that wrote it dies before listing it for them.
         with pytest.raises(WriterDied):
             await dying.update_table(table.table_id, lambda t: model.join(t, GUEST, ""))
@@ -157,7 +144,7 @@ async def test_the_next_write_finishes_a_dead_writers_entries_with_its_own(url: 
 async def test_concurrent_writers_leave_indexes_equal_to_the_table(url: str) -> None:
     replicas = [RedisLobbyStore(redis_client(url)) for _ in range(3)]
     try:
-        table = await replicas[0].create_table(_table(size=4))
+        table = await replicas[0].create_table(waiting_table(HOST, size=4))
         players = [Player(f"player{n:02d}", f"P{n}") for n in range(12)]
 
         async def come_and_go(store: RedisLobbyStore, player: Player) -> None:
@@ -191,7 +178,7 @@ async def test_lobby_keys_spread_over_the_clusters_masters(fresh_cluster_url: st
         hosts = [Player(f"host{n:02d}", f"H{n}") for n in range(24)]
         for host in hosts:
             await store.add_player(host, "digest")
-            await store.create_table(_table(host))
+            await store.create_table(waiting_table(host))
         masters_with_keys = 0
         with redis.Redis.from_url(fresh_cluster_url.replace("redis+cluster://", "redis://")) as one:
             nodes = one.execute_command("CLUSTER", "NODES").decode().splitlines()

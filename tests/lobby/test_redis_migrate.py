@@ -22,7 +22,7 @@ from services.lobby.redis_migrate import (
     new_key,
 )
 from services.lobby.redis_store import RedisLobbyStore
-from tests.lobby.harness import running
+from tests.lobby.harness import running, waiting_table
 
 OLD = "verrater:{lobby}"
 HOST = Player("host01", "Hanna")
@@ -31,17 +31,7 @@ HOST = Player("host01", "Hanna")
 async def _write_old_layout(url: str) -> str:
     """What the lobby of the previous release left in Redis: one open table of four hosted by
     HOST from a peer, HOST's player hash, lists and one finished game, and a request claim."""
-    table = model.new_table(
-        HOST,
-        size=4,
-        private=False,
-        builder_may_move=False,
-        auto_start=False,
-        setup=None,
-        turn_seconds=0,
-        now_ms=5_000,
-        opened_from="10.1.2.3",
-    )
+    table = waiting_table(HOST, opened_from="10.1.2.3", now_ms=5_000)
     tid = table.table_id
     async with redis_client(url) as old:
         table_hash = {"v": "1", "json": json.dumps(table.to_dict())}
