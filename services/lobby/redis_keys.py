@@ -103,5 +103,8 @@ def encode_ops(ops: list[IndexOp]) -> str:
     return json.dumps(ops, separators=(",", ":"))
 
 
-def decode_ops(raw: str | bytes) -> list[IndexOp]:
+def decode_ops(raw: str) -> list[IndexOp]:
+    """The ops of :func:`encode_ops`; none for an empty text (no lease left any)."""
+    if not raw:
+        return []
     return [(str(c), str(k), str(m), int(s)) for c, k, m, s in json.loads(raw)]

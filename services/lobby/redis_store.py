@@ -269,7 +269,7 @@ class RedisLobbyStore(LobbyStore):
             if int(status) == 0:
                 await self._redis.zrem(keys.UNINDEXED, marker)
                 return False
-            unfinished = keys.decode_ops(detail) if _text(detail) else []
+            unfinished = keys.decode_ops(_text(detail))
             await self._apply_ops(table.table_id, unfinished, ops, holder, marker)
         return True
 
@@ -301,14 +301,13 @@ class RedisLobbyStore(LobbyStore):
         # Not pipelined: a cluster pipeline refuses PUBLISH, which has no key to route by.
         await self._redis.publish(self.CHANNEL, table_id)
 
-    async def repair_indexes(self, now_ms: int | None = None) -> int:
+    async def repair_indexes(self) -> int:
         """Finish the index ops of writers that died mid-write (their lease has expired);
         how many tables it finished. The lobby's sweep runs this in every replica."""
-        due_by = _now_ms() if now_ms is None else now_ms
         finished = 0
         async with _available():
             markers = await self._redis.zrangebyscore(
-                keys.UNINDEXED, 0, due_by, start=0, num=REPAIR_BATCH
+                keys.UNINDEXED, 0, _now_ms(), start=0, num=REPAIR_BATCH
             )
             for raw in markers:
                 marker = _text(raw)
@@ -320,7 +319,7 @@ class RedisLobbyStore(LobbyStore):
                 if int(status) == 2:
                     continue  # a live writer (or a sweep elsewhere) holds it: look again later
                 if int(status) == 1:
-                    unfinished = keys.decode_ops(ops) if _text(ops) else []
+                    unfinished = keys.decode_ops(_text(ops))
                     await self._apply_ops(table_id, unfinished, [], holder, marker)
                     finished += 1
                 else:
