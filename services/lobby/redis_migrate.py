@@ -87,7 +87,11 @@ async def migrate_legacy_keys(redis: AnyRedis) -> int:
         legacy = [
             _text(raw) async for raw in redis.scan_iter(match=f"{LEGACY_PREFIX}:*", count=1000)
         ]
-        if not legacy:
+        targets = {key: new_key(key) for key in legacy}
+        movable = [(key, target) for key, target in targets.items() if target is not None]
+        if not movable:
+            for key in legacy:
+                log.warning("lobby keys: %s is not a key the lobby wrote; left alone", key)
             await redis.set(LAYOUT, LAYOUT_VERSION)
             return moved
         token = secrets.token_hex(8)
@@ -96,16 +100,9 @@ async def migrate_legacy_keys(redis: AnyRedis) -> int:
             continue
         before = moved
         try:
-            for key in legacy:
-                target = new_key(key)
-                if target is None:
-                    log.warning("lobby keys: %s is not a key the lobby wrote; left alone", key)
-                    continue
+            for key, target in movable:
                 await _move(redis, key, target)
                 moved += 1
-            if all(new_key(key) is None for key in legacy):
-                await redis.set(LAYOUT, LAYOUT_VERSION)
-                return moved
         finally:
             await unlock(keys=[LOCK], args=[token])
             log.info("lobby keys: moved %d keys from the {lobby} layout", moved - before)
