@@ -99,16 +99,13 @@ class _Connections:
                 packed = pack_command(args)
                 if asking:
                     packed = _ASKING + packed
-                if not then:
-                    await connection.send_packed_command(packed, check_health=False)
-                    if asking:
-                        await connection.read_response()  # OK
-                    return await connection.read_response()
-                await connection.send_packed_command(
-                    packed + pack_command(then), check_health=False
-                )
+                if then:
+                    packed += pack_command(then)
+                await connection.send_packed_command(packed, check_health=False)
                 if asking:
                     await connection.read_response()  # OK
+                if not then:
+                    return await connection.read_response()
                 try:
                     first = await connection.read_response()
                 except RedisConnectionError:
