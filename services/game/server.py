@@ -9,10 +9,8 @@ each with its stable reason. A refused request changes nothing.
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Any
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
 from services.codec import (
@@ -32,29 +30,18 @@ from services.rpc import (
     Role,
     authenticated,
     checked_id,
-    cut_off,
+    cutting_off,
     send_headers,
 )
 
 from . import messages
-from .play import DEFAULT_MAX_PENDING, Answer, PlaySession, SlowReader
+from .play import DEFAULT_MAX_PENDING, Answer, PlaySession
 from .service import GameApplication
 from .values import NewGame
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 #: Decisions sent on a Play stream count against SubmitCommand's rate limit.
 SUBMIT_METHOD = f"/{SERVICE_NAME}/SubmitCommand"
-PLAY_METHOD = f"/{SERVICE_NAME}/Play"
-
-
-def _cutting_off(
-    context: Context, handler: asyncio.Task[Any] | None
-) -> Callable[[SlowReader], None] | None:
-    """How a Play stream cut off while sending ends: the handler is stuck in that send, which a
-    client that does not read never lets end, so the edge ends the call (`cut_off`)."""
-    if handler is None:
-        return None
-    return lambda error: cut_off(context, error, PLAY_METHOD, handler)
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
@@ -169,7 +156,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             from_version=messages.from_version(first.open.from_version),
             admit=self._admission(identity),
             max_pending=self._stream_backlog,
-            on_cut_while_sending=_cutting_off(context, asyncio.current_task()),
+            on_cut_while_sending=cutting_off(context),
         )
         del first
         await send_headers(context)  # so that a cut can end the stream (`cut_off`)

@@ -12,7 +12,6 @@ RESOURCE_EXHAUSTED (too many streams, a client that does not read).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
@@ -29,7 +28,7 @@ from services.rpc import (
     TrustedProxies,
     authenticated,
     checked_id,
-    cut_off,
+    cutting_off,
     peer_address,
     send_headers,
 )
@@ -38,10 +37,6 @@ from .gateway import setup_to_dict
 from .model import Table, TableStatus
 from .requests import GUEST_SCOPE, Requests
 from .service import LobbyApplication, MyGame, SignedIn
-
-WATCH_NOTIFICATIONS_METHOD = (
-    f"/{lobby_pb2.DESCRIPTOR.services_by_name['LobbyService'].full_name}/WatchNotifications"
-)
 
 _STATUS = {
     TableStatus.OPEN: lobby_pb2.TABLE_STATUS_OPEN,
@@ -337,12 +332,8 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
     ) -> AsyncIterator[lobby_pb2.WatchNotificationsResponse]:
         """The caller's notifications after `request.cursor` (empty: from now), then live."""
         identity = authenticated()
-        handler = asyncio.current_task()
-        assert handler is not None
         await send_headers(context)  # so that a cut can end the stream (`cut_off`)
         async for received in self.notifications.watch(
-            identity.subject,
-            request.cursor,
-            on_cut=lambda error: cut_off(context, error, WATCH_NOTIFICATIONS_METHOD, handler),
+            identity.subject, request.cursor, on_cut=cutting_off(context)
         ):
             yield lobby_pb2.WatchNotificationsResponse(notification=received_to_proto(received))

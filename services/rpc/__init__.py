@@ -16,6 +16,7 @@ from .interceptor import (
     bearer_token,
     caller,
     cut_off,
+    cutting_off,
     send_headers,
 )
 from .limits import RateLimit, RateLimiter, StreamQuota
@@ -62,6 +63,7 @@ __all__ = [
     "checked_id",
     "classified",
     "cut_off",
+    "cutting_off",
     "is_valid_id",
     "peer_address",
     "refusal",

@@ -41,6 +41,7 @@ TRACE_KEY = "x-trace-id"
 _identity: contextvars.ContextVar[Identity | None] = contextvars.ContextVar(
     "verrater_identity", default=None
 )
+_method: contextvars.ContextVar[str] = contextvars.ContextVar("verrater_method", default="")
 
 #: Methods anyone may call without a token (health checks, reflection).
 ALWAYS_PUBLIC_PREFIXES = (
@@ -339,6 +340,14 @@ def cut_off(context: Context, error: Exception, method: str, handler: asyncio.Ta
     handler.cancel()
 
 
+def cutting_off(context: Context) -> Callable[[Exception], None]:
+    """For a response stream's servicer, behind the edge: what ends the current call with
+    `cut_off` (its method, its handler task) when its client is cut off for not reading."""
+    method, handler = _method.get(), asyncio.current_task()
+    assert handler is not None, "call it from the stream's handler"
+    return lambda error: cut_off(context, error, method, handler)
+
+
 async def _cut(context: Context, error: Exception, method: str) -> None:
     try:
         await _abort_for(context, error, method)
@@ -379,6 +388,7 @@ def _served(
 
         async def unary(request: Any, context: Context) -> Any:
             _identity.set(identity)
+            _method.set(method)
             _bind(method, trace_id, identity)
             try:
                 if refused is not None:
@@ -404,6 +414,7 @@ def _served(
 
     async def stream(request: Any, context: Context) -> AsyncIterator[Any]:
         _identity.set(identity)
+        _method.set(method)
         _bind(method, trace_id, identity)
         peer = None if service else peer_of(context)
         acquired = False
