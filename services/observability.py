@@ -57,6 +57,16 @@ def _drop_secrets(
     return event
 
 
+def get_logger(name: str) -> Any:
+    """A structlog logger writing through the stdlib logger `name`, never to stdout.
+
+    Until `configure_logging` runs (commands other than `serve` and `worker`, tests), lines
+    go where stdlib logging sends them: warnings to stderr. A command that prints its result on
+    stdout (a game id, a `--json` object) never has a log line mixed into it.
+    """
+    return structlog.wrap_logger(logging.getLogger(name))
+
+
 def configure_logging(level: str = "INFO", fmt: str = "auto") -> None:
     """Route stdlib and structlog records through one JSON (or console) renderer."""
     json_output = fmt == "json" or (fmt == "auto" and not sys.stderr.isatty())

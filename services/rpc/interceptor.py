@@ -28,14 +28,14 @@ from google.protobuf.message import DecodeError
 from grpc import aio
 
 from services.errors import Reason, ServiceError
-from services.observability import REFUSALS, bind_call
+from services.observability import REFUSALS, bind_call, get_logger
 
 from .limits import RateLimiter, StreamQuota
 from .peers import TrustedProxies
 from .status import Refusal, refusal
 from .tokens import METADATA_KEY, Identity, InvalidToken, Role, TokenIssuer
 
-log = structlog.get_logger("verrater.rpc")
+log = get_logger("verrater.rpc")
 TRACE_KEY = "x-trace-id"
 
 _identity: contextvars.ContextVar[Identity | None] = contextvars.ContextVar(
