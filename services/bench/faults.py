@@ -169,9 +169,7 @@ async def _play(lobby: Any, game: Any, run: GameRun, think_ms: float, fault: _Fa
         run.game_id = game_id
 
     try:
-        _, seat, token = await sit_down(
-            lobby, "Fault player", retryable=RETRYABLE, started=started
-        )
+        _, seat, token = await sit_down(lobby, "Fault player", retryable=RETRYABLE, started=started)
     finally:
         fault.ready.set()  # (a game that could not start is counted as stuck)
     run.last_progress = time.monotonic()

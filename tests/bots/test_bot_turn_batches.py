@@ -23,9 +23,7 @@ async def _game_of_four_people(s: Stack) -> tuple[str, int, int]:
     """A started game whose seats are all people (nobody announces a bot turn for it): its
     id, a seat that must act now, and the version."""
     host = await guest(s, "Host")
-    table = (
-        await s.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=host)
-    ).table
+    table = (await s.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=host)).table
     for n in range(3):
         player = await guest(s, f"Player {n}")
         join = lobby_pb2.JoinTableRequest(table_id=table.table_id)

@@ -153,8 +153,9 @@ async def test_concurrent_writers_leave_indexes_equal_to_the_table(url: str) -> 
                     await store.update_table(table.table_id, lambda t: model.join(t, player, ""))
                 await store.update_table(
                     table.table_id,
-                    lambda t: model.leave(t, player.player_id) if player.player_id in t.members
-                    else t,
+                    lambda t: (
+                        model.leave(t, player.player_id) if player.player_id in t.members else t
+                    ),
                 )
 
         await asyncio.gather(
