@@ -197,7 +197,9 @@ def _bot_scheduler(
         from services.ai.worker import make_app
 
         app = make_app(worker_settings(config))
-        launcher: CeleryLauncher | InProcessLauncher = CeleryLauncher(app, config.bot_queue)
+        launcher: CeleryLauncher | InProcessLauncher = CeleryLauncher(
+            app, config.bot_queue, config.bot_publish_gap_ms / 1000
+        )
     else:
         launcher = InProcessLauncher(GameClient(own_address, config.issuer))
     return BotScheduler(launcher), launcher.close

@@ -90,6 +90,9 @@ class Config:
     task_visibility_seconds: int = 30
     # A bot takes at least this long per move (0: as fast as it decides).
     bot_min_think_ms: float = 0.0
+    # A game replica publishes bot turns at most once per this many milliseconds: under load
+    # the turns of several games share a Celery message (0: every turn as soon as it can).
+    bot_publish_gap_ms: float = 10.0
     # A bot turn still unanswered this long after it was announced is announced again (by any
     # game replica), then at doubling intervals up to a minute.
     bot_resend_seconds: float = 3.0
@@ -141,6 +144,9 @@ class Config:
                 env.get("VERRATER_TASK_VISIBILITY", cls.task_visibility_seconds)
             ),
             bot_min_think_ms=float(env.get("VERRATER_BOT_MIN_THINK_MS", cls.bot_min_think_ms)),
+            bot_publish_gap_ms=float(
+                env.get("VERRATER_BOT_PUBLISH_GAP_MS", cls.bot_publish_gap_ms)
+            ),
             bot_resend_seconds=float(
                 env.get("VERRATER_BOT_RESEND_SECONDS", cls.bot_resend_seconds)
             ),

@@ -37,6 +37,9 @@ STAND_IN_LEVEL = BotLevel.NORMAL
 #: Serialized rulesets kept per game (a game's ruleset never changes).
 RULESET_CACHE = 4096
 
+#: The least time between two publishes of bot turns (see CeleryLauncher).
+PUBLISH_GAP_S = 0.01
+
 Launcher = Callable[[BotTurn], None]
 
 
@@ -109,18 +112,24 @@ class CeleryLauncher:
     """Sends bot turns to the Celery workers (distributed mode).
 
     Publishing blocks, so it runs on one thread of its own; the turns announced while it
-    publishes wait in a list and go out together in its next round.
+    publishes wait in a list and go out together in its next round. Rounds start at most one
+    per `gap_s`: a turn announced after a quiet spell goes out at once, but under load the
+    turns of several games share a message (services/ai/worker.py plays them at once), which
+    spares the broker, the game service and the workers most of their per-message work.
     """
 
-    def __init__(self, app: Any, queue: str) -> None:
+    def __init__(self, app: Any, queue: str, gap_s: float = PUBLISH_GAP_S) -> None:
         from .worker import TurnPublisher
 
         self._app = app
         self._queue = queue
+        self._gap_s = gap_s
         self._publisher = TurnPublisher(app, queue)
         self._thread = concurrent.futures.ThreadPoolExecutor(1, "bot-turns")
         self._waiting: list[BotTurn] = []
         self._round: asyncio.Future[None] | None = None
+        self._due: asyncio.TimerHandle | None = None
+        self._last_round = -gap_s
         BOT_QUEUE_DEPTH.set_function(self._queue_depth)
 
     def _queue_depth(self) -> float:
@@ -134,12 +143,23 @@ class CeleryLauncher:
 
     def __call__(self, turn: BotTurn) -> None:
         self._waiting.append(turn)
-        if self._round is None:
+        if self._round is None and self._due is None:
+            self._schedule()
+
+    def _schedule(self) -> None:
+        """Start the next round now, or when `gap_s` has passed since the last one began."""
+        loop = asyncio.get_running_loop()
+        wait = self._last_round + self._gap_s - loop.time()
+        if wait > 0:
+            self._due = loop.call_later(wait, self._next_round)
+        else:
             self._next_round()
 
     def _next_round(self) -> None:
+        self._due = None
         turns, self._waiting = self._waiting, []
         loop = asyncio.get_running_loop()
+        self._last_round = loop.time()
         self._round = loop.run_in_executor(self._thread, self._publisher.publish, turns)
         self._round.add_done_callback(self._published)
 
@@ -149,11 +169,15 @@ class CeleryLauncher:
             # The game service's wake-ups announce these turns again later.
             log.error("could not enqueue bot turns: %s", future.exception())
         if self._waiting:
-            self._next_round()
+            self._schedule()
 
     async def close(self) -> None:
-        while self._round is not None:
+        while self._round is not None or self._due is not None:
+            if self._due is not None:
+                self._due.cancel()
+                self._next_round()  # what waits goes out now
+            assert self._round is not None
             await asyncio.wait([self._round])
-            await asyncio.sleep(0)  # let its callback start the next round
+            await asyncio.sleep(0)  # let its callback schedule the next round
         await asyncio.get_running_loop().run_in_executor(self._thread, self._publisher.close)
         self._thread.shutdown()

@@ -1,5 +1,6 @@
 """Bot turns travel in batches: one Celery message carries the turns a game replica announced
-while its previous publish ran, and a real worker plays every turn in it, each exactly once."""
+while its previous publish ran or within its publish gap, and a real worker plays every turn in
+it, each exactly once."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 
 import redis
 
+from services.ai.dispatch import CeleryLauncher
 from services.ai.turns import BotTurn
 from services.ai.worker import TurnPublisher, make_app
 from services.api.verrater.v1 import game_pb2, lobby_pb2
@@ -94,3 +96,38 @@ def test_a_searching_bots_turn_travels_alone(fresh_redis_url: str) -> None:
         for m in messages
     ]
     assert carried == [["normal", "easy", "normal"], ["hard"], ["hard"]]
+
+
+def _turns_per_message(redis_url: str, queue: str) -> list[list[str]]:
+    """The game ids of the turns each message in the broker's queue carries, oldest first."""
+    with redis.Redis.from_url(redis_url) as broker:
+        messages = [json.loads(raw) for raw in reversed(broker.lrange(queue, 0, -1))]
+    return [
+        [turn["game_id"] for turn in json.loads(base64.b64decode(m["body"]))[1]["turns"]]
+        for m in messages
+    ]
+
+
+async def test_a_replica_publishes_at_most_once_per_gap_and_a_turn_after_a_quiet_spell_at_once(
+    fresh_redis_url: str,
+) -> None:
+    """The turns announced within the publish gap wait and share one message; the first turn
+    after a quiet spell does not wait; closing the launcher sends what still waits."""
+    settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
+    launcher = CeleryLauncher(make_app(settings), settings.queue, gap_s=60.0)
+    launcher(BotTurn("first", 1, 7, "normal"))
+    for _ in range(200):  # far less than the gap: the first turn did not wait for it
+        if _turns_per_message(fresh_redis_url, settings.queue):
+            break
+        await asyncio.sleep(0.05)
+    assert _turns_per_message(fresh_redis_url, settings.queue) == [["first"]]
+    for n in range(5):
+        launcher(BotTurn(f"game{n}", 1, 7, "normal"))
+        await asyncio.sleep(0.01)
+    await asyncio.sleep(0.2)
+    assert _turns_per_message(fresh_redis_url, settings.queue) == [["first"]], "within the gap"
+    await launcher.close()
+    assert _turns_per_message(fresh_redis_url, settings.queue) == [
+        ["first"],
+        [f"game{n}" for n in range(5)],
+    ]
