@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from services.eventstore import InMemoryEventStore, RedisEventStore
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.store import InMemoryLobbyStore
 from services.rpc import bearer
+from tests.support.decisions import decide_at_random
 
 SECRET = "bots-test-secret-at-least-32-bytes-long!"
 Metadata = tuple[tuple[str, str]]
@@ -181,20 +181,7 @@ async def follow_to_the_end(
                 ).view
                 if mine.version != update.version or not mine.legal:
                     continue  # the watcher is behind; a later update brings us back here
-                try:
-                    await s.game.SubmitCommand(
-                        game_pb2.SubmitCommandRequest(
-                            game_id=game_id,
-                            expected_version=mine.version,
-                            command_id=uuid.uuid4().hex,
-                            command=rng.choice(list(mine.legal)),
-                        ),
-                        metadata=humans[seat],
-                    )
-                except grpc.aio.AioRpcError as error:
-                    # At the hand limit several seats discard at once: a bot may get in first.
-                    if error.code() is not grpc.StatusCode.ABORTED:
-                        raise
+                await decide_at_random(s.game, game_id, mine, humans[seat], rng)
     raise AssertionError("the watch stream ended before the game did")
 
 

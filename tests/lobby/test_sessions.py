@@ -4,7 +4,6 @@ and the limits on sign-ins and guests (per player, per network address, overall)
 from __future__ import annotations
 
 import random
-import uuid
 from dataclasses import replace
 
 import grpc
@@ -25,6 +24,7 @@ from services.lobby.store import InMemoryLobbyStore
 from services.rpc import bearer
 from tests.lobby.harness import SECRET, Metadata, Stack, register, running
 from tests.lobby.harness import refused as refused_with
+from tests.support.decisions import decide_at_random
 
 UNAUTHENTICATED = grpc.StatusCode.UNAUTHENTICATED
 EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -69,21 +69,9 @@ async def play_seat(
             # at the hand limit), the game would move on without it.
             if decisions is not None and made >= decisions and list(view.turn.seats) == [view.seat]:
                 return view
-            try:
-                answer = await game.SubmitCommand(
-                    game_pb2.SubmitCommandRequest(
-                        game_id=game_id,
-                        expected_version=view.version,
-                        command_id=uuid.uuid4().hex,
-                        command=rng.choice(list(view.legal)),
-                    ),
-                    metadata=token,
-                )
-            except grpc.aio.AioRpcError as error:
-                # Where several seats decide at once (discards at the hand limit), a bot may
-                # decide first: read the view again and decide on that, as a client does.
-                if error.code() is not grpc.StatusCode.ABORTED:
-                    raise
+            answer = await decide_at_random(game, game_id, view, token, rng)
+            if answer is None:
+                # A bot decided first: read the view again and decide on that, as a client does.
                 view = (
                     await game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=token)
                 ).view

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -32,6 +31,7 @@ from services.notifications import (
     decode_outbound,
     notification_to_proto,
 )
+from tests.support.decisions import decide_at_random
 from tests.support.waiting import wait_until
 
 SECRET = "notify-test-secret-at-least-32-bytes-long"
@@ -174,22 +174,7 @@ async def act(stack: Stack, game_id: str, seat: Metadata, version: int, rng: ran
     mine = (await stack.game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=seat)).view
     if mine.version != version or not mine.legal:
         return False
-    try:
-        await stack.game.SubmitCommand(
-            game_pb2.SubmitCommandRequest(
-                game_id=game_id,
-                expected_version=version,
-                command_id=uuid.uuid4().hex,
-                command=rng.choice(list(mine.legal)),
-            ),
-            metadata=seat,
-        )
-    except grpc.aio.AioRpcError as error:
-        # At the hand limit several seats discard at once: a bot may get in first.
-        if error.code() is not grpc.StatusCode.ABORTED:
-            raise
-        return False
-    return True
+    return await decide_at_random(stack.game, game_id, mine, seat, rng) is not None
 
 
 async def awaited_of(store: EventStore, game_id: str, seat: int) -> list[int]:
