@@ -26,7 +26,7 @@ from grpc_reflection.v1alpha import reflection
 
 from services.ai.dispatch import BotScheduler, CeleryLauncher, InProcessLauncher
 from services.ai.server import AiServicer
-from services.ai.turns import GameClient
+from services.ai.turns import GameClient, seal_replica
 from services.api.verrater.v1 import (
     ai_pb2,
     ai_pb2_grpc,
@@ -178,7 +178,7 @@ BOT_MODES = ("auto", "inprocess", "celery", "off")
 
 
 def _bot_scheduler(
-    config: Config, services: frozenset[str], own_address: str
+    config: Config, services: frozenset[str], port: int
 ) -> tuple[BotScheduler | None, Callable[[], Awaitable[None]] | None]:
     """Where this process sends bot turns (see Config.bots)."""
     if config.bots not in BOT_MODES:
@@ -200,8 +200,13 @@ def _bot_scheduler(
         launcher: CeleryLauncher | InProcessLauncher = CeleryLauncher(
             app, config.bot_queue, config.bot_publish_gap_ms / 1000
         )
+        advertised = config.advertised(port)
+        if advertised:
+            # The workers submit bot moves to this replica, which holds the game in memory.
+            seal = seal_replica(config.token_secret, advertised)
+            return BotScheduler(launcher, (advertised, seal)), launcher.close
     else:
-        launcher = InProcessLauncher(GameClient(own_address, config.issuer))
+        launcher = InProcessLauncher(GameClient(f"127.0.0.1:{port}", config.issuer))
     return BotScheduler(launcher), launcher.close
 
 
@@ -361,7 +366,7 @@ async def start_backend(
             config.redis_url, wait_replicas=config.wait_replicas, wait_ms=config.redis_wait_ms
         )
         backend.closers.append(store.close)
-        scheduler, close_scheduler = _bot_scheduler(config, services, own_address)
+        scheduler, close_scheduler = _bot_scheduler(config, services, port)
         if close_scheduler is not None:
             backend.closers.append(close_scheduler)
         stats = _stats_projection(config, store, backend.closers)

@@ -6,7 +6,9 @@ docs/OPERATING.md's configuration tables list the same variables (a test compare
 
 from __future__ import annotations
 
+import ipaddress
 import os
+import socket
 from dataclasses import dataclass
 
 from services.eventstore import is_cluster_url
@@ -93,6 +95,11 @@ class Config:
     # A game replica publishes bot turns at most once per this many milliseconds: under load
     # the turns of several games share a Celery message (0: every turn as soon as it can).
     bot_publish_gap_ms: float = 10.0
+    # Where workers reach this game replica itself: a bot turn names it, sealed with the token
+    # secret, and the worker submits the bot's move there, where the game is in memory at the
+    # announced version. host:port, a host (the port served), or "auto" (this host's name
+    # resolved: a container's or pod's own IP). None: moves go through game_address.
+    advertise_address: str | None = None
     # A bot turn still unanswered this long after it was announced is announced again (by any
     # game replica), then at doubling intervals up to a minute.
     bot_resend_seconds: float = 3.0
@@ -147,6 +154,7 @@ class Config:
             bot_publish_gap_ms=float(
                 env.get("VERRATER_BOT_PUBLISH_GAP_MS", cls.bot_publish_gap_ms)
             ),
+            advertise_address=env.get("VERRATER_ADVERTISE_ADDR") or None,
             bot_resend_seconds=float(
                 env.get("VERRATER_BOT_RESEND_SECONDS", cls.bot_resend_seconds)
             ),
@@ -175,6 +183,26 @@ class Config:
         if self.redis_wait_replicas is not None:
             return self.redis_wait_replicas
         return 1 if self.redis_cluster else 0
+
+    def advertised(self, port: int) -> str | None:
+        """VERRATER_ADVERTISE_ADDR as an address gRPC dials, for a replica serving `port`."""
+        setting = self.advertise_address
+        if not setting:
+            return None
+        if setting == "auto":
+            name = socket.gethostname()
+            try:
+                setting = socket.gethostbyname(name)
+            except OSError as error:
+                raise ValueError(
+                    f"VERRATER_ADVERTISE_ADDR=auto: this host's name {name!r} does not "
+                    f"resolve ({error}); set the replica's address instead"
+                ) from None
+        try:
+            ip = ipaddress.ip_address(setting.strip("[]"))
+        except ValueError:
+            return setting if ":" in setting else f"{setting}:{port}"  # host:port, or a name
+        return f"[{ip}]:{port}" if ip.version == 6 else f"{ip}:{port}"
 
     @property
     def issuer(self) -> TokenIssuer:

@@ -46,8 +46,11 @@ Launcher = Callable[[BotTurn], None]
 class BotScheduler:
     """Turns announced states into bot turns for the launcher."""
 
-    def __init__(self, launch: Launcher) -> None:
+    def __init__(self, launch: Launcher, replica: tuple[str, str] = ("", "")) -> None:
+        """`replica`: this game replica's advertised address and its seal (`seal_replica`),
+        which every turn carries so that the worker submits the move here; empty: none."""
         self._launch = launch
+        self._replica, self._replica_seal = replica
         self._rulesets: OrderedDict[str, bytes] = OrderedDict()
 
     def announce(self, game_id: str, state: GameState) -> int:
@@ -60,7 +63,19 @@ class BotScheduler:
             if level:
                 seen = view_to_proto(view(state, seat), game_id).SerializeToString()
                 ruleset = self._ruleset(game_id, state)
-                self._launch(BotTurn(game_id, seat, state.version, level, False, seen, ruleset))
+                self._launch(
+                    BotTurn(
+                        game_id,
+                        seat,
+                        state.version,
+                        level,
+                        False,
+                        seen,
+                        ruleset,
+                        self._replica,
+                        self._replica_seal,
+                    )
+                )
                 launched += 1
         return launched
 
@@ -78,7 +93,17 @@ class BotScheduler:
     def stand_in(self, game_id: str, seat: int, version: int) -> None:
         """A person's timed decision at `version` is due: a bot decides for them now (the
         decision event says turn_timer_expired; nothing happens if they decided meanwhile)."""
-        self._launch(BotTurn(game_id, seat, version, STAND_IN_LEVEL, True))
+        self._launch(
+            BotTurn(
+                game_id,
+                seat,
+                version,
+                STAND_IN_LEVEL,
+                True,
+                replica=self._replica,
+                replica_seal=self._replica_seal,
+            )
+        )
 
 
 class InProcessLauncher:

@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import hmac
 import logging
 import random
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import grpc
 from grpc import aio
@@ -53,7 +57,10 @@ class BotTurn:
     `turn_timer_expired` marks a human seat whose timer ran out: the bot acts only if the game
     is still at `version` (the human has not moved meanwhile). `view` and `ruleset` are the
     seat's serialized `PlayerView` at `version` and the game's `Ruleset`, when the announcer
-    had them (empty: the bot reads them).
+    had them (empty: the bot reads them). `replica` is the announcing game replica's own
+    address (VERRATER_ADVERTISE_ADDR), where the game is in memory at `version`, and
+    `replica_seal` vouches for it (`seal_replica`): the worker submits there, not through the
+    balanced address (empty: no such address).
     """
 
     game_id: str
@@ -63,14 +70,18 @@ class BotTurn:
     turn_timer_expired: bool = False
     view: bytes = b""
     ruleset: bytes = b""
+    replica: str = ""
+    replica_seal: str = ""
 
     @property
     def command_id(self) -> str:
         return command_id(self.game_id, self.seat, self.version)
 
     def as_kwargs(self) -> dict[str, object]:
-        """JSON-safe keyword arguments of the `verrater.bot_turn` task."""
-        return {
+        """JSON-safe keyword arguments of the `verrater.bot_turn` task (the replica only when
+        there is one, so that workers of earlier releases still read the turns of game
+        services that advertise none)."""
+        kwargs: dict[str, object] = {
             "game_id": self.game_id,
             "seat": self.seat,
             "version": self.version,
@@ -79,6 +90,10 @@ class BotTurn:
             "view": base64.b64encode(self.view).decode(),
             "ruleset": base64.b64encode(self.ruleset).decode(),
         }
+        if self.replica:
+            kwargs["replica"] = self.replica
+            kwargs["replica_seal"] = self.replica_seal
+        return kwargs
 
     @classmethod
     def from_kwargs(
@@ -91,6 +106,8 @@ class BotTurn:
         turn_timer_expired: bool = False,
         view: str = "",
         ruleset: str = "",
+        replica: str = "",
+        replica_seal: str = "",
     ) -> BotTurn:
         return cls(
             game_id,
@@ -100,7 +117,17 @@ class BotTurn:
             turn_timer_expired,
             base64.b64decode(view),
             base64.b64decode(ruleset),
+            replica,
+            replica_seal,
         )
+
+
+def seal_replica(secret: str, address: str) -> str:
+    """What vouches that a game replica announced `address` as its own: an HMAC with the token
+    secret. A worker connects only to a sealed address, so whoever can write to the broker
+    cannot make workers send seat tokens to a host of their choosing."""
+    mac = hmac.new(secret.encode(), b"verrater-replica\0" + address.encode(), hashlib.sha256)
+    return mac.hexdigest()[:32]
 
 
 def command_id(game_id: str, seat: int, version: int) -> str:
@@ -108,6 +135,13 @@ def command_id(game_id: str, seat: int, version: int) -> str:
     uses it, so the decision is applied at most once."""
     return f"bot:{game_id}:{seat}:{version}"
 
+
+#: Game replicas a client keeps a direct channel to (the least recently used is closed first),
+#: and how long one that could not be reached is passed over.
+REPLICAS_KEPT = 64
+REPLICA_PASSED_OVER_S = 10.0
+_UNREACHABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+_T = TypeVar("_T")
 
 #: Rulesets a client remembers: of the games it played bot turns in lately (a worker lives for
 #: many games; one forgotten costs a GetRuleset call).
@@ -118,13 +152,25 @@ class GameClient:
     """The game API as the AI service uses it: service tokens that name the bot's seat."""
 
     def __init__(
-        self, address: str, issuer: TokenIssuer, *, rulesets_kept: int = RULESETS_KEPT
+        self,
+        address: str,
+        issuer: TokenIssuer,
+        *,
+        rulesets_kept: int = RULESETS_KEPT,
+        replicas_kept: int = REPLICAS_KEPT,
     ) -> None:
         self._channel = game_channel(address)
         self._stub = game_pb2_grpc.GameServiceStub(self._channel)
         self._issuer = issuer
         self._rulesets: OrderedDict[str, Ruleset] = OrderedDict()
         self._rulesets_kept = rulesets_kept
+        # Direct channels to the replicas that announced turns (see `_route`).
+        self._replicas: OrderedDict[str, tuple[aio.Channel, game_pb2_grpc.GameServiceAsyncStub]] = (
+            OrderedDict()
+        )
+        self._replicas_kept = replicas_kept
+        self._passed_over: dict[str, float] = {}
+        self._closing: set[asyncio.Task[None]] = set()
         self._tokens: OrderedDict[tuple[str, int], tuple[tuple[tuple[str, str]], float]] = (
             OrderedDict()
         )
@@ -146,23 +192,82 @@ class GameClient:
             self._tokens.popitem(last=False)
         return metadata
 
-    async def view(self, game_id: str, seat: int) -> view_pb2.PlayerView:
-        request = game_pb2.GetViewRequest(game_id=game_id)
-        answer = await self._stub.GetView(
-            request, metadata=self._seat_token(game_id, seat), timeout=10
+    def _route(self, turn: BotTurn) -> tuple[game_pb2_grpc.GameServiceAsyncStub, str | None]:
+        """Where the turn's calls go: the replica that announced it, where the game is in
+        memory at the announced version (no other replica need read it from the store), when
+        the turn names one with a valid seal and it was not unreachable lately; else the
+        balanced channel. The stub, and the replica (None: balanced)."""
+        address = turn.replica
+        if not address or self._passed_over.get(address, 0.0) > time.monotonic():
+            return self._stub, None
+        known = self._replicas.get(address)
+        if known is None:
+            if not hmac.compare_digest(
+                turn.replica_seal, seal_replica(self._issuer.secret, address)
+            ):
+                log.warning(
+                    "bot turn %s names replica %r without a valid seal (another token "
+                    "secret?): sent through the balanced address",
+                    turn.command_id,
+                    address,
+                )
+                return self._stub, None
+            channel = aio.insecure_channel(address)
+            known = self._replicas[address] = (channel, game_pb2_grpc.GameServiceStub(channel))
+            while len(self._replicas) > self._replicas_kept:
+                _, (old, _) = self._replicas.popitem(last=False)
+                self._close_later(old)
+        self._replicas.move_to_end(address)
+        return known[1], address
+
+    async def _call(
+        self,
+        turn: BotTurn,
+        call: Callable[[game_pb2_grpc.GameServiceAsyncStub], Awaitable[_T]],
+    ) -> _T:
+        """`call` on the turn's route. A replica that cannot be reached is passed over for a
+        while: UNAVAILABLE (gone, draining) goes on at once through the balanced channel,
+        DEADLINE_EXCEEDED is raised (the caller's retry takes the balanced channel)."""
+        stub, replica = self._route(turn)
+        if replica is None:
+            return await call(stub)
+        try:
+            return await call(stub)
+        except grpc.aio.AioRpcError as error:
+            if error.code() not in _UNREACHABLE:
+                raise
+            self._passed_over[replica] = time.monotonic() + REPLICA_PASSED_OVER_S
+            if len(self._passed_over) > self._replicas_kept:
+                now = time.monotonic()
+                self._passed_over = {a: t for a, t in self._passed_over.items() if t > now}
+            log.info("game replica %s: %s; through the balanced address", replica, error.code())
+            if error.code() is not grpc.StatusCode.UNAVAILABLE:
+                raise
+        return await call(self._stub)
+
+    def _close_later(self, channel: aio.Channel) -> None:
+        task = asyncio.get_running_loop().create_task(channel.close())
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def view(self, turn: BotTurn) -> view_pb2.PlayerView:
+        request = game_pb2.GetViewRequest(game_id=turn.game_id)
+        metadata = self._seat_token(turn.game_id, turn.seat)
+        answer = await self._call(
+            turn, lambda stub: stub.GetView(request, metadata=metadata, timeout=10)
         )
         return answer.view
 
-    async def ruleset(self, game_id: str, known: bytes = b"") -> Ruleset:
-        """The game's ruleset: cached, else decoded from `known`, else asked for."""
+    async def ruleset(self, turn: BotTurn) -> Ruleset:
+        """The turn's game's ruleset: cached, else decoded from the turn, else asked for."""
+        game_id = turn.game_id
         ruleset = self._rulesets.get(game_id)
         if ruleset is None:
-            if known:
-                message = ruleset_pb2.Ruleset.FromString(known)
+            if turn.ruleset:
+                message = ruleset_pb2.Ruleset.FromString(turn.ruleset)
             else:
-                answer = await self._stub.GetRuleset(
-                    game_pb2.GetRulesetRequest(game_id=game_id), timeout=10
-                )
+                request = game_pb2.GetRulesetRequest(game_id=game_id)
+                answer = await self._call(turn, lambda stub: stub.GetRuleset(request, timeout=10))
                 message = answer.ruleset
             ruleset = self._rulesets[game_id] = ruleset_from_proto(message)
             while len(self._rulesets) > self._rulesets_kept:
@@ -171,21 +276,24 @@ class GameClient:
         return ruleset
 
     async def submit(self, turn: BotTurn, view: view_pb2.PlayerView, command: object) -> None:
-        await self._stub.SubmitCommand(
-            game_pb2.SubmitCommandRequest(
-                game_id=turn.game_id,
-                expected_version=view.version,
-                command_id=command_id(turn.game_id, turn.seat, view.version),
-                command=command,  # type: ignore[arg-type]
-                turn_timer_expired=turn.turn_timer_expired,
-                version_only=True,
-            ),
-            metadata=self._seat_token(turn.game_id, turn.seat),
-            timeout=10,
+        request = game_pb2.SubmitCommandRequest(
+            game_id=turn.game_id,
+            expected_version=view.version,
+            command_id=command_id(turn.game_id, turn.seat, view.version),
+            command=command,  # type: ignore[arg-type]
+            turn_timer_expired=turn.turn_timer_expired,
+            version_only=True,
+        )
+        metadata = self._seat_token(turn.game_id, turn.seat)
+        await self._call(
+            turn, lambda stub: stub.SubmitCommand(request, metadata=metadata, timeout=10)
         )
 
     async def close(self) -> None:
-        await self._channel.close()
+        for channel, _ in self._replicas.values():
+            self._close_later(channel)
+        self._replicas.clear()
+        await asyncio.gather(self._channel.close(), *self._closing)
 
 
 async def play_bot_turn(client: GameClient, turn: BotTurn, min_think_s: float = 0.0) -> bool:
@@ -194,12 +302,12 @@ async def play_bot_turn(client: GameClient, turn: BotTurn, min_think_s: float = 
     `min_think_s` makes the bot take at least that long per move (bots that answer instantly
     feel odd to people; operators set it with VERRATER_BOT_MIN_THINK_MS).
     """
-    ruleset = await client.ruleset(turn.game_id, turn.ruleset)
+    ruleset = await client.ruleset(turn)
     policy = policy_for_level(turn.level)
     message = view_pb2.PlayerView.FromString(turn.view) if turn.view else None
     for _ in range(MAX_ATTEMPTS):
         if message is None:
-            message = await client.view(turn.game_id, turn.seat)
+            message = await client.view(turn)
         if turn.turn_timer_expired and message.version != turn.version:
             return False  # the human moved in time
         if turn.seat not in message.turn.seats:

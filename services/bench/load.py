@@ -1,11 +1,13 @@
 """`verrater bench load`: the whole distributed stack under many concurrent games.
 
 Starts Redis (REDIS_URL, or a private redis-server), `verrater serve lobby`, N `verrater serve
-game` replicas (two by default; the lobby, the workers and the load generator balance over them
-round robin), `verrater serve ai` and two `verrater worker` processes on a broker (`--broker`: a
-RabbitMQ URL, or by default the same Redis), then plays G games, C at a time, from the lobby to
-the final score: one scripted seat per game (thinking an exponentially distributed time of mean
-T ms before each decision) and three bot seats played by the Celery workers.
+game` replicas (two by default, each advertising its own address: the lobby balances over them
+round robin, the workers submit a bot's move to the replica that announced the turn),
+`verrater serve ai` and two `verrater worker` processes on a broker (`--broker`: a RabbitMQ URL,
+or by default the same Redis), then plays G games, C at a time, from the lobby to the final
+score: one scripted seat per game (thinking an exponentially distributed time of mean T ms
+before each decision; each game's client keeps to one replica, the replicas taking turns) and
+three bot seats played by the Celery workers.
 
 It reports commands per second in the steady state (all seats' decisions while every slot has
 a game in play: the ramp while the stack comes up and the games are set up, and the tail where
@@ -18,6 +20,7 @@ its CPU per command.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import random
@@ -43,7 +46,6 @@ from services.devtools.redis_server import local_redis
 from services.engine import DECISION_EVENTS
 
 from .common import (
-    CHANNEL_OPTIONS,
     UNLIMITED,
     cpu_seconds,
     free_port,
@@ -164,22 +166,27 @@ _DECISIONS = frozenset(
 
 async def _drive(
     lobby_port: int,
-    game_address: str,
+    game_addresses: list[str],
     *,
     games: int,
     concurrency: int,
     think_ms: float,
     deadline: float,
 ) -> _Tally:
+    """Play the games. Each game's client keeps to one game replica (they take turns), as a
+    client on one long-lived connection through a layer-4 balancer does."""
     tally = _Tally()
     async with (
         aio.insecure_channel(f"127.0.0.1:{lobby_port}") as lobby_channel,
-        aio.insecure_channel(game_address, options=CHANNEL_OPTIONS) as game_channel,
+        contextlib.AsyncExitStack() as channels,
     ):
+        replicas = []
+        for address in game_addresses:
+            channel = await channels.enter_async_context(aio.insecure_channel(address))
+            await wait_until_serving(channel)
+            replicas.append(game_pb2_grpc.GameServiceStub(channel))
         await wait_until_serving(lobby_channel)
-        await wait_until_serving(game_channel)
         lobby = lobby_pb2_grpc.LobbyServiceStub(lobby_channel)
-        game = game_pb2_grpc.GameServiceStub(game_channel)
         started = 0
         lock = asyncio.Lock()
 
@@ -191,6 +198,7 @@ async def _drive(
                     if started >= games:
                         break
                     started += 1
+                    game = replicas[started % len(replicas)]
                 await _one_game(lobby, game, think_ms, rng, tally)
             if tally.steady_until is None:
                 tally.steady_until = time.perf_counter()
@@ -240,8 +248,10 @@ def run_load_bench(
         processes = {}
         for index, port in enumerate(game_ports, start=1):
             name = "game" if replicas == 1 else f"game-{index}"
+            address = f"127.0.0.1:{port}"
+            own = {"VERRATER_BIND": address, "VERRATER_ADVERTISE_ADDR": address}
             processes[name] = stack.enter_context(
-                verrater_process(["serve", "game"], {**env, "VERRATER_BIND": f"127.0.0.1:{port}"})
+                verrater_process(["serve", "game"], {**env, **own})
             )
         processes["lobby"] = stack.enter_context(
             verrater_process(
@@ -260,7 +270,7 @@ def run_load_bench(
         tally = asyncio.run(
             _drive(
                 lobby_port,
-                game_address,
+                [f"127.0.0.1:{port}" for port in game_ports],
                 games=games,
                 concurrency=concurrency,
                 think_ms=think_ms,

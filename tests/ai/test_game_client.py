@@ -3,7 +3,7 @@ a long-lived worker ever played."""
 
 from __future__ import annotations
 
-from services.ai.turns import GameClient
+from services.ai.turns import BotTurn, GameClient
 from services.api.verrater.v1 import game_pb2
 from services.codec import ruleset_to_proto
 from services.engine import Ruleset
@@ -29,7 +29,7 @@ async def test_the_rulesets_of_the_games_played_lately_are_kept_and_no_more() ->
     client._stub = game  # type: ignore[assignment]
     try:
         for game_id in ("g1", "g2", "g1", "g3", "g1", "g2"):
-            assert (await client.ruleset(game_id)).players == 4
+            assert (await client.ruleset(BotTurn(game_id, 0, 1, "normal"))).players == 4
     finally:
         await client.close()
     # g1 stays (used lately); g2 went when g3 came, so it is asked for again.

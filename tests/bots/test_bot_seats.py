@@ -65,11 +65,13 @@ async def stack(redis_url: str | None, **settings: Any) -> AsyncIterator[Stack]:
         )
     else:
         config = Config(
-            bind="127.0.0.1:0",
-            token_secret=SECRET,
-            redis_url=redis_url,
-            command_rate=0,
-            **settings,
+            **{
+                "bind": "127.0.0.1:0",
+                "token_secret": SECRET,
+                "redis_url": redis_url,
+                "command_rate": 0,
+                **settings,
+            }
         )
         backend = await start_backend(
             config,
@@ -183,6 +185,25 @@ async def follow_to_the_end(
                     continue  # the watcher is behind; a later update brings us back here
                 await decide_at_random(s.game, game_id, mine, humans[seat], rng)
     raise AssertionError("the watch stream ended before the game did")
+
+
+async def game_of_four_people(s: Stack) -> tuple[str, int, int]:
+    """A started game whose seats are all people (nobody announces a bot turn for it): its
+    id, a seat that must act now, and the version."""
+    host = await guest(s, "Host")
+    table = (await s.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=host)).table
+    for n in range(3):
+        player = await guest(s, f"Player {n}")
+        join = lobby_pb2.JoinTableRequest(table_id=table.table_id)
+        await s.lobby.JoinTable(join, metadata=player)
+    table = (
+        await s.lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host)
+    ).table
+    _, token = await seat_token(s, table.table_id, host)
+    view = (
+        await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
+    ).view
+    return table.game_id, view.turn.seats[0], view.version
 
 
 async def seat_token(s: Stack, table_id: str, player: Metadata) -> tuple[int, Metadata]:

@@ -13,38 +13,18 @@ import redis
 from services.ai.dispatch import CeleryLauncher
 from services.ai.turns import BotTurn
 from services.ai.worker import TurnPublisher, make_app
-from services.api.verrater.v1 import game_pb2, lobby_pb2
 from services.bootstrap import worker_settings
 from services.codec import decode_record
 from services.config import Config
 from services.engine import deciding_seat
-from tests.bots.test_bot_seats import SECRET, Stack, celery_worker, guest, seat_token, stack
-
-
-async def _game_of_four_people(s: Stack) -> tuple[str, int, int]:
-    """A started game whose seats are all people (nobody announces a bot turn for it): its
-    id, a seat that must act now, and the version."""
-    host = await guest(s, "Host")
-    table = (await s.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=host)).table
-    for n in range(3):
-        player = await guest(s, f"Player {n}")
-        join = lobby_pb2.JoinTableRequest(table_id=table.table_id)
-        await s.lobby.JoinTable(join, metadata=player)
-    table = (
-        await s.lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host)
-    ).table
-    _, token = await seat_token(s, table.table_id, host)
-    view = (
-        await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
-    ).view
-    return table.game_id, view.turn.seats[0], view.version
+from tests.bots.test_bot_seats import SECRET, celery_worker, game_of_four_people, stack
 
 
 async def test_one_message_carries_many_turns_and_the_worker_plays_each_once(
     fresh_redis_url: str,
 ) -> None:
     async with stack(fresh_redis_url) as s:
-        games = [await _game_of_four_people(s) for _ in range(5)]
+        games = [await game_of_four_people(s) for _ in range(5)]
         settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
         # Stand-ins (a person's timer ran out): a bot decides for each of them.
         turns = [BotTurn(game, seat, version, "normal", True) for game, seat, version in games]
