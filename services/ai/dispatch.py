@@ -20,7 +20,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import logging
-from collections import OrderedDict
+from collections import Counter, OrderedDict, deque
 from collections.abc import Callable
 from typing import Any
 
@@ -37,8 +37,10 @@ STAND_IN_LEVEL = BotLevel.NORMAL
 #: Serialized rulesets kept per game (a game's ruleset never changes).
 RULESET_CACHE = 4096
 
-#: The least time between two publishes of bot turns (see CeleryLauncher).
-PUBLISH_GAP_S = 0.01
+#: The longest gap between two publishes of bot turns, and the window over which the rate of
+#: turns is judged (see CeleryLauncher).
+PUBLISH_GAP_S = 0.025
+RATE_WINDOW_S = 1.0
 
 Launcher = Callable[[BotTurn], None]
 
@@ -137,10 +139,14 @@ class CeleryLauncher:
     """Sends bot turns to the Celery workers (distributed mode).
 
     Publishing blocks, so it runs on one thread of its own; the turns announced while it
-    publishes wait in a list and go out together in its next round. Rounds start at most one
-    per `gap_s`: a turn announced after a quiet spell goes out at once, but under load the
-    turns of several games share a message (services/ai/worker.py plays them at once), which
+    publishes wait in a list and go out together in its next round. Under load the turns of
+    several games then share a message (services/ai/worker.py plays them at once), which
     spares the broker, the game service and the workers most of their per-message work.
+
+    Rounds also keep up to `gap_s` between their starts, but only while other games' turns
+    come fast enough that the wait would gather at least one (under load, where sharing a
+    message saves most): a lone game's bots, moving one after another, never wait for a gap
+    that could gather nothing, and a turn after a quiet spell goes out at once.
     """
 
     def __init__(self, app: Any, queue: str, gap_s: float = PUBLISH_GAP_S) -> None:
@@ -149,6 +155,10 @@ class CeleryLauncher:
         self._app = app
         self._queue = queue
         self._gap_s = gap_s
+        # The turns announced within the last RATE_WINDOW_S (when, which game), and how many
+        # of them each game has.
+        self._recent: deque[tuple[float, str]] = deque()
+        self._recent_per_game: Counter[str] = Counter()
         self._publisher = TurnPublisher(app, queue)
         self._thread = concurrent.futures.ThreadPoolExecutor(1, "bot-turns")
         self._waiting: list[BotTurn] = []
@@ -168,13 +178,30 @@ class CeleryLauncher:
 
     def __call__(self, turn: BotTurn) -> None:
         self._waiting.append(turn)
+        self._count(turn.game_id)
         if self._round is None and self._due is None:
             self._schedule()
 
+    def _count(self, game_id: str) -> None:
+        now = asyncio.get_running_loop().time()
+        self._recent.append((now, game_id))
+        self._recent_per_game[game_id] += 1
+        while self._recent[0][0] < now - RATE_WINDOW_S:
+            _, old = self._recent.popleft()
+            self._recent_per_game[old] -= 1
+            if not self._recent_per_game[old]:
+                del self._recent_per_game[old]
+
+    def _gap(self) -> float:
+        """The gap before the next round: `gap_s` if other games' turns than the oldest
+        waiting one's come at one per `gap_s` or faster, else none."""
+        others = len(self._recent) - self._recent_per_game[self._waiting[0].game_id]
+        return self._gap_s if others / RATE_WINDOW_S * self._gap_s >= 1 else 0.0
+
     def _schedule(self) -> None:
-        """Start the next round now, or when `gap_s` has passed since the last one began."""
+        """Start the next round now, or when the gap has passed since the last one began."""
         loop = asyncio.get_running_loop()
-        wait = self._last_round + self._gap_s - loop.time()
+        wait = self._last_round + self._gap() - loop.time()
         if wait > 0:
             self._due = loop.call_later(wait, self._next_round)
         else:

@@ -111,3 +111,23 @@ async def test_a_replica_publishes_at_most_once_per_gap_and_a_turn_after_a_quiet
         ["first"],
         [f"game{n}" for n in range(5)],
     ]
+
+
+async def test_a_lone_games_bots_moving_one_after_another_never_wait_for_the_gap(
+    fresh_redis_url: str,
+) -> None:
+    """A gap gathers other games' turns into a message; with no other game in play there is
+    nothing to gather, so each turn of the one game goes out at once, gap or not."""
+    settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
+    launcher = CeleryLauncher(make_app(settings), settings.queue, gap_s=60.0)
+    try:
+        for version in range(1, 6):
+            launcher(BotTurn("lone", version % 4, version, "normal"))
+            for _ in range(200):  # 10 s at most, far less than the gap
+                if len(_turns_per_message(fresh_redis_url, settings.queue)) == version:
+                    break
+                await asyncio.sleep(0.05)
+            assert len(_turns_per_message(fresh_redis_url, settings.queue)) == version
+    finally:
+        await launcher.close()
+    assert _turns_per_message(fresh_redis_url, settings.queue) == [["lone"]] * 5
