@@ -308,8 +308,15 @@ def _stack(broker: str | None, workdir: Path, redis_cluster: int = 0) -> Iterato
                 children.append(made)
                 return made
 
+            # Each replica advertises its address: bot moves go back to the replica that
+            # announced them, and through the balanced address while it is down.
             games = [
-                child(f"game-{n}", ["serve", "game"], VERRATER_BIND=f"127.0.0.1:{port}")
+                child(
+                    f"game-{n}",
+                    ["serve", "game"],
+                    VERRATER_BIND=f"127.0.0.1:{port}",
+                    VERRATER_ADVERTISE_ADDR=f"127.0.0.1:{port}",
+                )
                 for n, port in enumerate(game_ports, start=1)
             ]
             others = [
