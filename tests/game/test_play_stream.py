@@ -247,7 +247,11 @@ async def test_a_command_sent_after_the_token_expired_ends_the_stream_unapplied(
     async with running_server(store, clock=lambda: now[0]) as (_, client):
         game_id = await client.create_game(4)
         seat = (await client.view(game_id, None)).turn.seats[0]
-        token = client.issuer.mint(f"player-{seat}", game_id=game_id, seat=seat, ttl_seconds=60)
+        # Minted by the server's clock: by the wall clock, a second that ticked over since
+        # `now` was read would put the expiry past `now + 60`.
+        token = client.issuer.mint(
+            f"player-{seat}", game_id=game_id, seat=seat, ttl_seconds=60, now=now[0]
+        )
         call = client.stub.Play(metadata=bearer(token))
         await call.write(_open(game_id))
         turn = (await _read(call)).turn
