@@ -184,6 +184,7 @@ def _bot_scheduler(
     if config.bots not in BOT_MODES:
         raise ValueError(f"VERRATER_BOTS must be one of {', '.join(BOT_MODES)}")
     mode = config.bots
+    replica = ("", "")  # the address bot turns name, and its seal: none
     if mode == "auto":
         mode = "inprocess" if "ai" in services else "celery"
     if mode == "off":
@@ -203,11 +204,10 @@ def _bot_scheduler(
         advertised = config.advertised(port)
         if advertised:
             # The workers submit bot moves to this replica, which holds the game in memory.
-            seal = seal_replica(config.token_secret, advertised)
-            return BotScheduler(launcher, (advertised, seal)), launcher.close
+            replica = (advertised, seal_replica(config.token_secret, advertised))
     else:
         launcher = InProcessLauncher(GameClient(f"127.0.0.1:{port}", config.issuer))
-    return BotScheduler(launcher), launcher.close
+    return BotScheduler(launcher, replica), launcher.close
 
 
 def worker_settings(config: Config) -> WorkerSettings:

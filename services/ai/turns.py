@@ -229,12 +229,10 @@ class GameClient:
         while: UNAVAILABLE (gone, draining) goes on at once through the balanced channel,
         DEADLINE_EXCEEDED is raised (the caller's retry takes the balanced channel)."""
         stub, replica = self._route(turn)
-        if replica is None:
-            return await call(stub)
         try:
             return await call(stub)
         except grpc.aio.AioRpcError as error:
-            if error.code() not in _UNREACHABLE:
+            if replica is None or error.code() not in _UNREACHABLE:
                 raise
             self._passed_over[replica] = time.monotonic() + REPLICA_PASSED_OVER_S
             if len(self._passed_over) > self._replicas_kept:
