@@ -11,7 +11,7 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import grpc
@@ -64,14 +64,9 @@ async def stack(redis_url: str | None, **settings: Any) -> AsyncIterator[Stack]:
             config, event_store=InMemoryEventStore(), lobby_store=InMemoryLobbyStore()
         )
     else:
-        config = Config(
-            **{
-                "bind": "127.0.0.1:0",
-                "token_secret": SECRET,
-                "redis_url": redis_url,
-                "command_rate": 0,
-                **settings,
-            }
+        config = replace(
+            Config(bind="127.0.0.1:0", token_secret=SECRET, redis_url=redis_url, command_rate=0),
+            **settings,
         )
         backend = await start_backend(
             config,

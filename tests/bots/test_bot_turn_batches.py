@@ -58,6 +58,14 @@ async def test_one_message_carries_many_turns_and_the_worker_plays_each_once(
             assert await store.version(game_id) == version + 1
 
 
+def _queued_turns(redis_url: str, queue: str) -> list[list[dict[str, object]]]:
+    """The turns (task keyword arguments) each message in the broker's queue carries, oldest
+    first."""
+    with redis.Redis.from_url(redis_url) as broker:
+        messages = [json.loads(raw) for raw in reversed(broker.lrange(queue, 0, -1))]
+    return [json.loads(base64.b64decode(m["body"]))[1]["turns"] for m in messages]
+
+
 def test_a_searching_bots_turn_travels_alone(fresh_redis_url: str) -> None:
     """`hard` bots search for a quarter second of CPU: each of their turns is a message of its
     own, so they spread over the worker processes; instant bots' turns share one."""
@@ -69,23 +77,17 @@ def test_a_searching_bots_turn_travels_alone(fresh_redis_url: str) -> None:
         publisher.publish(turns)
     finally:
         publisher.close()
-    with redis.Redis.from_url(fresh_redis_url) as broker:
-        messages = [json.loads(raw) for raw in reversed(broker.lrange(settings.queue, 0, -1))]
-    carried = [
-        [turn["level"] for turn in json.loads(base64.b64decode(m["body"]))[1]["turns"]]
-        for m in messages
+    carried = _queued_turns(fresh_redis_url, settings.queue)
+    assert [[turn["level"] for turn in turns] for turns in carried] == [
+        ["normal", "easy", "normal"],
+        ["hard"],
+        ["hard"],
     ]
-    assert carried == [["normal", "easy", "normal"], ["hard"], ["hard"]]
 
 
 def _turns_per_message(redis_url: str, queue: str) -> list[list[str]]:
     """The game ids of the turns each message in the broker's queue carries, oldest first."""
-    with redis.Redis.from_url(redis_url) as broker:
-        messages = [json.loads(raw) for raw in reversed(broker.lrange(queue, 0, -1))]
-    return [
-        [turn["game_id"] for turn in json.loads(base64.b64decode(m["body"]))[1]["turns"]]
-        for m in messages
-    ]
+    return [[turn["game_id"] for turn in turns] for turns in _queued_turns(redis_url, queue)]
 
 
 async def test_a_replica_publishes_at_most_once_per_gap_and_a_turn_after_a_quiet_spell_at_once(
