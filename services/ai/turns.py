@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -294,11 +295,18 @@ class GameClient:
         await asyncio.gather(self._channel.close(), *self._closing)
 
 
-async def play_bot_turn(client: GameClient, turn: BotTurn, min_think_s: float = 0.0) -> bool:
+async def play_bot_turn(
+    client: GameClient,
+    turn: BotTurn,
+    min_think_s: float = 0.0,
+    submitting: asyncio.Lock | None = None,
+) -> bool:
     """Decide and submit the turn; False when there was nothing (left) to do.
 
     `min_think_s` makes the bot take at least that long per move (bots that answer instantly
-    feel odd to people; operators set it with VERRATER_BOT_MIN_THINK_MS).
+    feel odd to people; operators set it with VERRATER_BOT_MIN_THINK_MS). With `submitting`,
+    the move is submitted while holding it: turns sharing it decide together but reach the
+    game one after another.
     """
     ruleset = await client.ruleset(turn)
     policy = policy_for_level(turn.level)
@@ -320,7 +328,8 @@ async def play_bot_turn(client: GameClient, turn: BotTurn, min_think_s: float = 
         else:
             choice = policy.choose(view, ruleset, rng)
         try:
-            await client.submit(turn, message, command_to_proto(choice.command))
+            async with submitting or contextlib.nullcontext():
+                await client.submit(turn, message, command_to_proto(choice.command))
         except grpc.aio.AioRpcError as error:
             if error.code() is grpc.StatusCode.ABORTED:
                 message = None  # someone else moved first, or the view was stale: read again

@@ -7,7 +7,8 @@ Two tasks:
 - `verrater.bot_turns(turns=[...])`: play bot seats' turns through the game API
   (`services.ai.turns`), each usually with one `SubmitCommand` (the announcing replica put the
   view in the turn). A game replica sends the turns announced while its previous publish ran
-  in one message (up to `TURNS_PER_TASK`), and the worker plays them at once on its event loop:
+  in one message (up to `TURNS_PER_TASK`), and the worker plays them at once on its event loop
+  (`play_turns`: they decide together and submit one after another):
   under load, one message, one acknowledgement and one trip through the pool carry many bot
   moves. No result is stored. Acknowledged only after every turn in it ran (`acks_late`), so a
   worker that dies mid-task has the task redelivered (on RabbitMQ as soon as its connection
@@ -148,7 +149,7 @@ def make_app(settings: WorkerSettings | None = None) -> Celery:
         """Play bot turns at once through the game API; how many bots moved."""
         batch = [BotTurn.from_kwargs(**kwargs) for kwargs in turns]
         return this_process().run(
-            lambda client: _play_all(client, batch, settings.min_think_ms / 1000)
+            lambda client: play_turns(client, batch, settings.min_think_ms / 1000)
         )
 
     app.task(name="verrater.bot_turn", ignore_result=True)(bot_turn)
@@ -217,11 +218,20 @@ class TurnPublisher:
             producer.release()
 
 
-async def _play_all(client: GameClient, turns: list[BotTurn], min_think_s: float) -> int:
-    """Play `turns` at once (each patiently); how many bots moved. One failing turn does not
-    hold up the others."""
+async def play_turns(client: GameClient, turns: list[BotTurn], min_think_s: float) -> int:
+    """Play one message's `turns` (each patiently); how many bots moved.
+
+    The bots decide (and think, and wait out a retry's backoff) at once, but submit their moves
+    one after another. They all go to the replica that announced them, and a burst of moves
+    arriving together queued people's commands behind it: under load, a person's SubmitCommand
+    took 10-20 ms longer at the median, and p99 up to twice as long, for no more bot moves
+    a second (docs/BENCHMARKS.md). A turn that fails, or waits to retry, does not hold up
+    the others.
+    """
+    submitting = asyncio.Lock()
     moved = await asyncio.gather(
-        *(_play_patiently(client, turn, min_think_s) for turn in turns), return_exceptions=True
+        *(_play_patiently(client, turn, min_think_s, submitting) for turn in turns),
+        return_exceptions=True,
     )
     for turn, outcome in zip(turns, moved, strict=True):
         if isinstance(outcome, BaseException):
@@ -229,11 +239,16 @@ async def _play_all(client: GameClient, turns: list[BotTurn], min_think_s: float
     return sum(1 for outcome in moved if outcome is True)
 
 
-async def _play_patiently(client: GameClient, turn: BotTurn, min_think_s: float) -> bool:
+async def _play_patiently(
+    client: GameClient,
+    turn: BotTurn,
+    min_think_s: float,
+    submitting: asyncio.Lock | None = None,
+) -> bool:
     """`play_bot_turn`, retried with backoff while the game service cannot be reached."""
     for delay in (*RETRY_DELAYS_S, None):
         try:
-            return await play_bot_turn(client, turn, min_think_s)
+            return await play_bot_turn(client, turn, min_think_s, submitting)
         except grpc.aio.AioRpcError as error:
             if error.code() not in _RETRIED or delay is None:
                 log.warning("bot turn %s failed: %s", turn.command_id, error.code())

@@ -11,12 +11,14 @@ import json
 import redis
 
 from services.ai.dispatch import CeleryLauncher
-from services.ai.turns import BotTurn
-from services.ai.worker import TurnPublisher, make_app
+from services.ai.turns import BotTurn, GameClient
+from services.ai.worker import TurnPublisher, make_app, play_turns
+from services.api.verrater.v1 import view_pb2
 from services.bootstrap import worker_settings
 from services.codec import decode_record
 from services.config import Config
 from services.engine import deciding_seat
+from services.rpc import TokenIssuer
 from tests.bots.test_bot_seats import SECRET, celery_worker, game_of_four_people, stack
 
 
@@ -133,3 +135,53 @@ async def test_a_lone_games_bots_moving_one_after_another_never_wait_for_the_gap
     finally:
         await launcher.close()
     assert _turns_per_message(fresh_redis_url, settings.queue) == [["lone"]] * 5
+
+
+class _WatchedClient(GameClient):
+    """The workers' game client, noting what it asks of the game service: how many moves are
+    being submitted at once (the most ever), and how many views had come back when the first
+    move was submitted."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__(address, TokenIssuer(SECRET))
+        self.submitting = 0
+        self.most_submitting = 0
+        self.views_read = 0
+        self.views_read_at_first_move: int | None = None
+
+    async def view(self, turn: BotTurn) -> view_pb2.PlayerView:
+        seen = await super().view(turn)
+        self.views_read += 1
+        return seen
+
+    async def submit(self, turn: BotTurn, view: view_pb2.PlayerView, command: object) -> None:
+        if self.views_read_at_first_move is None:
+            self.views_read_at_first_move = self.views_read
+        self.submitting += 1
+        self.most_submitting = max(self.most_submitting, self.submitting)
+        try:
+            await super().submit(turn, view, command)
+        finally:
+            self.submitting -= 1
+
+
+async def test_a_messages_bots_decide_together_and_their_moves_reach_the_game_one_at_a_time() -> (
+    None
+):
+    """All of a message's moves go to the replica that announced them: sent at once, they
+    would arrive as a burst that people's commands queue behind. So the bots think together
+    (a second each, here), but submit one after another; every one of them moves."""
+    async with stack(None) as s:
+        games = [await game_of_four_people(s) for _ in range(5)]
+        turns = [BotTurn(game, seat, version, "normal", True) for game, seat, version in games]
+        client = _WatchedClient(s.address)
+        try:
+            moved = await play_turns(client, turns, min_think_s=1.0)
+        finally:
+            await client.close()
+        assert moved == len(turns)
+        assert client.most_submitting == 1
+        assert client.views_read_at_first_move == len(turns), "the bots thought together"
+        assert s.backend.game is not None
+        for game_id, _, version in games:
+            assert await s.backend.game.store.version(game_id) == version + 1
