@@ -224,9 +224,8 @@ async def play_turns(client: GameClient, turns: list[BotTurn], min_think_s: floa
     The bots decide (and think, and wait out a retry's backoff) at once, but submit their moves
     one after another. They all go to the replica that announced them, and a burst of moves
     arriving together queued people's commands behind it: under load, a person's SubmitCommand
-    took 10-20 ms longer at the median, and p99 up to twice as long, for no more bot moves
-    a second (docs/BENCHMARKS.md). A turn that fails, or waits to retry, does not hold up
-    the others.
+    took about 10 ms longer at the median, for no more bot moves a second (docs/BENCHMARKS.md).
+    A turn that fails, or waits to retry, does not hold up the others.
     """
     submitting = asyncio.Lock()
     moved = await asyncio.gather(
