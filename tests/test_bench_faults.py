@@ -7,6 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from services.bench.faults import _keep_if_failed
+
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {
     "fault",
@@ -36,3 +40,34 @@ def test_bench_faults_plays_through_a_killed_worker_and_reports_its_figures(
     assert row["games"] == 1
     assert row["games_stuck"] == 0
     assert row["audit_findings"] == 0
+
+
+def _row(fault: str, *, stuck: int = 0, findings: int = 0) -> dict[str, object]:
+    return {"fault": fault, "games": 8, "games_stuck": stuck, "audit_findings": findings}
+
+
+@pytest.mark.parametrize(
+    "failing", [_row("game-kill-9", stuck=1), _row("redis-rollback", findings=2)]
+)
+def test_a_fault_that_leaves_a_game_stuck_or_a_finding_keeps_the_stacks_logs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], failing: dict[str, object]
+) -> None:
+    workdir = tmp_path / "stack"
+    workdir.mkdir()
+    (workdir / "game-1.log").write_text("what the replica said\n")
+    assert _keep_if_failed(workdir, [_row("worker-kill-9"), failing])
+    assert (workdir / "game-1.log").read_text() == "what the replica said\n"
+    assert f"{failing['fault']}: kept the stack's logs and data in {workdir}" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_clean_run_removes_the_stacks_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    workdir = tmp_path / "stack"
+    workdir.mkdir()
+    (workdir / "game-1.log").write_text("all well\n")
+    assert not _keep_if_failed(workdir, [_row("game-kill-9"), _row("junk-3000")])
+    assert not workdir.exists()
+    assert capsys.readouterr().err == ""

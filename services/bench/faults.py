@@ -23,7 +23,9 @@ names one) on a private standalone Redis beside it, and the Redis faults are rep
 For each fault it reports the games played, those stuck (not finished a minute after the fault),
 what `services.audit` finds in every finished game's log, the longest a game waited for anyone
 but its scripted seat (`max_stall_s`), and `acknowledged_events_lost`: events a player was shown
-that the final log does not hold at their version.
+that the final log does not hold at their version. When a fault leaves a game stuck or an audit
+finding, it keeps the stack's directory (every process's log, Redis's data) and says where on
+stderr, with the stuck games' ids; else the directory is removed.
 """
 
 from __future__ import annotations
@@ -479,6 +481,7 @@ async def _one_fault(
         for run in runs:
             if not run.finished:  # stalled since its last progress, up to now
                 run.progressed()
+                print(f"{fault}: game {run.game_id or '(not started)'} is stuck", file=sys.stderr)
         for task in pending:
             task.cancel()
         failures = [task.exception() for task in done if task.exception() is not None]
@@ -521,22 +524,34 @@ def run_faults_bench(
 ) -> dict[str, Any]:
     """Start the stack (on a private Redis Cluster of `redis_cluster` masters when not 0),
     inject each fault in turn; the figures as one JSON-ready dict."""
-    results = []
+    results: list[dict[str, Any]] = []
     # `timeout` and CI stop with SIGTERM: unwind, so that the stack's processes are stopped.
     signal.signal(signal.SIGTERM, _interrupted)
-    with (
-        tempfile.TemporaryDirectory(prefix="verrater-faults-") as workdir,
-        _stack(broker, Path(workdir), redis_cluster) as stack,
-    ):
-        asyncio.run(_until_serving(stack))
-        for number, fault in enumerate(faults):
-            results.append(asyncio.run(_one_fault(fault, stack, games, think_ms, number)))
+    workdir = Path(tempfile.mkdtemp(prefix="verrater-faults-"))
+    try:
+        with _stack(broker, workdir, redis_cluster) as stack:
             asyncio.run(_until_serving(stack))
+            for number, fault in enumerate(faults):
+                results.append(asyncio.run(_one_fault(fault, stack, games, think_ms, number)))
+                asyncio.run(_until_serving(stack))
+    finally:
+        _keep_if_failed(workdir, results)
     return {
         "broker": (broker or "redis://").split("://", 1)[0],
         "redis_nodes": 2 * redis_cluster if redis_cluster else 1,
         "faults": results,
     }
+
+
+def _keep_if_failed(workdir: Path, results: list[dict[str, Any]]) -> bool:
+    """Remove the stack's directory (its processes' logs, Redis's data), unless a fault left a
+    game stuck or an audit finding: then keep it, say where on stderr, and return True."""
+    failed = [row["fault"] for row in results if row["games_stuck"] or row["audit_findings"]]
+    if failed:
+        print(f"{', '.join(failed)}: kept the stack's logs and data in {workdir}", file=sys.stderr)
+        return True
+    shutil.rmtree(workdir, ignore_errors=True)
+    return False
 
 
 def _interrupted(signum: int, frame: object) -> None:
