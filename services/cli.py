@@ -7,6 +7,7 @@ import json
 import random
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 
@@ -117,6 +118,7 @@ def _bench_load(args: argparse.Namespace) -> int:
         broker_url=args.broker,
         replicas=args.replicas,
         redis_cluster=args.redis_cluster,
+        logs=args.logs,
     )
     _print_figures(result, as_json=args.json)
     return 0
@@ -378,6 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     load.add_argument("--replicas", type=_positive, default=2, help="game service replicas")
     _cluster_option(load)
+    load.add_argument(
+        "--logs",
+        type=Path,
+        metavar="DIR",
+        help="keep each process's output in DIR/<process>.log (default: discarded)",
+    )
     load.add_argument("--json", action="store_true", help="print one JSON object")
     load.set_defaults(handler=_bench_load)
 

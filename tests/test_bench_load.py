@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from services.bench.common import verrater_process
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -40,12 +42,16 @@ def test_bench_load_plays_games_through_every_service_and_reports_its_figures(
     assert set(figures["cpu_ms_per_command"]) == processes | {"load-generator"}
 
 
-def test_bench_load_runs_on_rabbitmq(redis_url: str, rabbitmq_url: str) -> None:
+def test_bench_load_runs_on_rabbitmq_and_keeps_each_processs_log_when_asked(
+    redis_url: str, rabbitmq_url: str, tmp_path: Path
+) -> None:
+    logs = tmp_path / "logs"
     done = subprocess.run(
         [
             sys.executable, "-m", "services.cli", "bench", "load",
             "--games", "1", "--concurrency", "1", "--duration", "90", "--think-ms", "20",
-            "--redis-url", redis_url, "--broker", rabbitmq_url, "--replicas", "1", "--json",
+            "--redis-url", redis_url, "--broker", rabbitmq_url, "--replicas", "1",
+            "--logs", str(logs), "--json",
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=240, check=False,
     )  # fmt: skip
@@ -53,3 +59,15 @@ def test_bench_load_runs_on_rabbitmq(redis_url: str, rabbitmq_url: str) -> None:
     figures = json.loads(done.stdout)
     assert (figures["broker"], figures["games"], figures["game_replicas"]) == ("amqp", 1, 1)
     assert figures["bot_move_p50_ms"] > 0
+    kept = {path.name for path in logs.iterdir()}
+    assert kept == {f"{name}.log" for name in ("game", "lobby", "ai", "worker-1", "worker-2")}
+
+
+def test_a_bench_process_writes_its_output_to_the_log_it_is_given(tmp_path: Path) -> None:
+    log = tmp_path / "deep" / "verrater.log"
+    with verrater_process(["bench", "--help"], {}, log) as child:
+        child.wait(timeout=60)
+    assert "usage: verrater bench" in log.read_text()
+    with verrater_process(["bench", "--help"], {}) as child:  # no log: nothing is written
+        child.wait(timeout=60)
+    assert list(tmp_path.rglob("*.log")) == [log]

@@ -13,7 +13,8 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import IO, Any, TypeVar
 
 import grpc
 import kombu
@@ -135,23 +136,31 @@ def private_queue(broker_url: str) -> Iterator[str]:
 
 
 @contextmanager
-def verrater_process(args: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen[bytes]]:
-    """`verrater ARGS...` in a child process (output discarded), terminated at the end."""
-    child = subprocess.Popen(
-        [sys.executable, "-m", "services.cli", *args],
-        env={**os.environ, **env},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        yield child
-    finally:
-        child.terminate()
+def verrater_process(
+    args: list[str], env: dict[str, str], log: Path | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """`verrater ARGS...` in a child process, terminated at the end; its output (stdout and
+    stderr) goes to `log` (appended), else it is discarded."""
+    with contextlib.ExitStack() as files:
+        output: int | IO[bytes] = subprocess.DEVNULL
+        if log is not None:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            output = files.enter_context(log.open("ab"))
+        child = subprocess.Popen(
+            [sys.executable, "-m", "services.cli", *args],
+            env={**os.environ, **env},
+            stdout=output,
+            stderr=subprocess.STDOUT if log is not None else subprocess.DEVNULL,
+        )
         try:
-            child.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
+            yield child
+        finally:
+            child.terminate()
+            try:
+                child.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
 
 
 async def wait_until_serving(channel: aio.Channel, timeout: float = 20.0) -> None:

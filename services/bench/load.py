@@ -217,8 +217,12 @@ def run_load_bench(
     broker_url: str | None = None,
     replicas: int = 2,
     redis_cluster: int = 0,
+    logs: Path | None = None,
 ) -> dict[str, Any]:
     """Run the whole stack and drive it; the figures as one JSON-ready dict.
+
+    With ``logs`` (a directory), each process's output is kept there as `<process>.log`
+    (`game-1.log`, `worker-2.log`, ...): what to read when a run goes slow.
 
     With ``redis_cluster`` masters (and a replica each) the game data lives on a private
     Redis Cluster, and Celery's broker (unless ``broker_url`` names one) on a private
@@ -246,25 +250,21 @@ def run_load_bench(
             **UNLIMITED,
         }
         processes = {}
+
+        def start(name: str, args: list[str], more: dict[str, str] | None = None) -> None:
+            log = logs / f"{name}.log" if logs is not None else None
+            processes[name] = stack.enter_context(
+                verrater_process(args, {**env, **(more or {})}, log)
+            )
+
         for index, port in enumerate(game_ports, start=1):
-            name = "game" if replicas == 1 else f"game-{index}"
             address = f"127.0.0.1:{port}"
             own = {"VERRATER_BIND": address, "VERRATER_ADVERTISE_ADDR": address}
-            processes[name] = stack.enter_context(
-                verrater_process(["serve", "game"], {**env, **own})
-            )
-        processes["lobby"] = stack.enter_context(
-            verrater_process(
-                ["serve", "lobby"], {**env, "VERRATER_BIND": f"127.0.0.1:{lobby_port}"}
-            )
-        )
-        processes["ai"] = stack.enter_context(
-            verrater_process(["serve", "ai"], {**env, "VERRATER_BIND": f"127.0.0.1:{ai_port}"})
-        )
+            start("game" if replicas == 1 else f"game-{index}", ["serve", "game"], own)
+        start("lobby", ["serve", "lobby"], {"VERRATER_BIND": f"127.0.0.1:{lobby_port}"})
+        start("ai", ["serve", "ai"], {"VERRATER_BIND": f"127.0.0.1:{ai_port}"})
         for index in (1, 2):
-            processes[f"worker-{index}"] = stack.enter_context(
-                verrater_process(["worker", "--concurrency", "2"], env)
-            )
+            start(f"worker-{index}", ["worker", "--concurrency", "2"])
         started = time.monotonic()
         client_cpu = cpu_seconds(os.getpid()) or 0.0
         tally = asyncio.run(
