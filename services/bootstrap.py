@@ -40,9 +40,10 @@ from services.api.verrater.v1 import (
 from services.config import Config
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
-from services.game.service import Announcement, GameApplication
+from services.game.service import GameApplication
 from services.game.storewatch import StoreWatch
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
+from services.game.values import Announcement
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.model import table_of_game
 from services.lobby.redis_migrate import migrate_when_reachable

@@ -16,7 +16,6 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
-from dataclasses import dataclass
 
 from services.codec import Record, decode_record, encode_record
 from services.engine import (
@@ -65,7 +64,7 @@ from .errors import (
     VersionOutOfRange,
 )
 from .timers import TurnTimers, next_wake, nothing_to_clear, wake_stands
-from .values import CommandResult, NewGame, Seen, Update, WatchMode
+from .values import Announcement, CommandResult, NewGame, Seen, Update, WatchMode
 
 logger = logging.getLogger(__name__)
 
@@ -87,22 +86,6 @@ def _decides(before: GameState, command: PlayerCommand, decision: Event) -> bool
 def _check_seat(state: GameState, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < len(state.vp):
         raise SeatNotInGame(seat, len(state.vp))
-
-
-@dataclass(frozen=True, slots=True)
-class Announcement:
-    """A state this replica appended, or a game it loaded cold: what bots, stats and
-    notifications act on."""
-
-    game_id: str
-    state: GameState
-    #: The decision's command id ("" for a game's creation and for a cold load).
-    command_id: str = ""
-    #: When the decision the state awaits is due (None: no turn timer, or nothing awaited).
-    deadline_ms: int | None = None
-    #: The first record of the batch that led here (who decided, whether a bot stood in for a
-    #: person whose timer ran out); None for a game loaded cold.
-    first: Record | None = None
 
 
 class GameApplication:
@@ -223,24 +206,47 @@ class GameApplication:
         game: CachedGame,
         command_id: str,
         first: Record | None = None,
-        before_version: int = -1,
+        *,
+        before: int = -1,
+        wake: int | None = None,
     ) -> None:
-        """Announce the game's new state and set its turn timer."""
+        """Announce the game's new state and settle its turn timer: after an append from
+        version `before`, only record the wake-up `_wake_ahead` gave (clearing the earlier one
+        if none is due); for a game loaded cold (`before` -1), set it afresh."""
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
         self._announce(Announcement(game_id, state, command_id, deadline, first))
-        if self._timers is not None:
+        if self._timers is None:
+            return
+        if before < 0:
             wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._bot_recheck_ms)
-            if not human_seats_to_act(state) and wake_stands(game.wake, before_version, wake):
-                # Only bots act, and an earlier look at the game is already due, set here for
-                # the state this one follows: when it comes, the sweeper sets the next wake-up
-                # from the state it finds (saves a Redis call per bot move).
-                game.wake = (state.version, game.wake[1] if game.wake else None)
-            elif wake is None and nothing_to_clear(game.wake, before_version):
-                game.wake = (state.version, None)  # nothing was set, nothing is due: no call
-            else:
-                await self._timers.set(game_id, state.version, wake)
-                game.wake = (state.version, wake)
+            await self._timers.set(game_id, state.version, wake)
+        elif wake is None and not nothing_to_clear(game.wake, before):
+            await self._timers.set(game_id, state.version, None)
+        elif wake is not None and game.wake is not None:
+            wake = game.wake[1]  # set, or found standing, by _wake_ahead
+        game.wake = (state.version, wake)
+
+    async def _wake_ahead(
+        self, game_id: str, game: CachedGame, state: GameState, rest_since_ms: int, before: int
+    ) -> int | None:
+        """Before appending the batch from version `before` to `state` (at rest from
+        `rest_since_ms`), set the wake-up `state` needs (None: nothing timed is awaited; an
+        earlier one is cleared after the append). A replica that dies between the append and
+        its announcement so still leaves one: the sweeper announces the bots' turns again.
+
+        Set as of `before`, so whatever is set for the appended state (by a sweep, or by the
+        winner of an append race) goes over it. When only bots act and a no later wake-up this
+        replica set for the state at `before` stands, no Redis call is made."""
+        if self._timers is None:
+            return None
+        wake = next_wake(state, rest_since_ms, self._now_ms(), self._bot_recheck_ms)
+        if wake is not None and (
+            human_seats_to_act(state) or not wake_stands(game.wake, before, wake)
+        ):
+            await self._timers.set(game_id, before, wake)
+            game.wake = (before, wake)
+        return wake
 
     async def resting(self, game_id: str) -> tuple[GameState, int]:
         """The game's current state and when it came to rest (for its turn timer)."""
@@ -291,19 +297,21 @@ class GameApplication:
     async def create_game(self, game_id: str, command: CreateGame) -> GameState:
         """Create a game: its first events (setup) are appended at version 0."""
         events, state = execute(initial_state(), command)
-        records = [Record(events[0], recorded_at_ms=self._now_ms())]
+        now = self._now_ms()
+        records = [Record(events[0], recorded_at_ms=now)]
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
+        game = CachedGame(initial_state(), wake=(0, None))
+        wake = await self._wake_ahead(game_id, game, state, now, 0)
         try:
             stored = await self.store.append(game_id, 0, payloads)
         except VersionConflict as conflict:
             raise GameAlreadyExists(game_id) from conflict
-        game = CachedGame(initial_state(), wake=(0, None))
         game.apply(records, payloads, state)
         game.head_hash = stored[-1].hash
         self._cache[game_id] = game
         self._evict()
-        await self._came_to_rest(game_id, game, "", records[0], before_version=0)
+        await self._came_to_rest(game_id, game, "", records[0], before=0, wake=wake)
         return state
 
     async def submit(
@@ -364,9 +372,11 @@ class GameApplication:
                 raise StaleVersion(expected_version, game.state.version)
             return None
         events, state = execute(game.state, command)
-        records = [Record(events[0], command_id, turn_timer_expired, self._now_ms())]
+        now = self._now_ms()
+        records = [Record(events[0], command_id, turn_timer_expired, now)]
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
+        wake = await self._wake_ahead(game_id, game, state, now, current)
         try:
             with APPEND_SECONDS.time():
                 stored = await self.store.append(game_id, current, payloads)
@@ -390,7 +400,7 @@ class GameApplication:
         game.head_hash = stored[-1].hash
         if command_id.startswith(BOT_COMMAND_PREFIX) and waited_since:
             BOT_TASK_SECONDS.observe(max(0, records[0].recorded_at_ms - waited_since) / 1000)
-        await self._came_to_rest(game_id, game, command_id, records[0], current)
+        await self._came_to_rest(game_id, game, command_id, records[0], before=current, wake=wake)
         self._retire_if_finished(game_id, game)
         return CommandResult(current + 1, tuple(events), before, state, False)
 

@@ -5,8 +5,11 @@ events (services/game/clock.py): warn the players a timed decision waits for, le
 for them once it is due, or nothing, because the game moved on. So a timer may fire twice, late,
 or on any replica, and the outcome is the same; what must not happen is that none fires. Hence:
 
-- The replica that appends a state (or loads a game cold) sets the game's timer, guarded by the
-  state's version, so a slower write of an older state never overrides a newer one.
+- The replica that appends a state sets the timer that state needs just before the append, as
+  of the version the append follows (so a replica killed right after its append, before it
+  announced the state, still leaves one); a replica that loads a game cold sets it as of the
+  game's version. Each write is guarded by its version, so a slower write for an older state
+  never overrides a newer one.
 - A sweeper in every replica claims due timers with a lease (the timer moves `lease_ms` into the
   future as it is claimed), so one replica handles each, and a replica that dies while handling
   one leaves it to fire again after the lease.

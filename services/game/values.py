@@ -1,11 +1,13 @@
 """The game application's plain values: a game to start, a command's result, a view with its
-deadline, what a watcher asks for and is sent (services/game/service.py takes and gives them)."""
+deadline, what a watcher asks for and is sent, and a state announced to bots, stats and
+notifications (services/game/service.py takes and gives them)."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
 
+from services.codec import Record
 from services.engine import (
     Event,
     ExplicitSetup,
@@ -92,3 +94,19 @@ class Update:
     command_id: str = ""
     #: When the decision the view awaits is due (None: no timer, none awaited, or no view).
     deadline_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """A state this replica appended, or a game it loaded cold: what bots, stats and
+    notifications act on."""
+
+    game_id: str
+    state: GameState
+    #: The decision's command id ("" for a game's creation and for a cold load).
+    command_id: str = ""
+    #: When the decision the state awaits is due (None: no turn timer, or nothing awaited).
+    deadline_ms: int | None = None
+    #: The first record of the batch that led here (who decided, whether a bot stood in for a
+    #: person whose timer ran out); None for a game loaded cold.
+    first: Record | None = None

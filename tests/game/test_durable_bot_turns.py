@@ -1,16 +1,18 @@
 """Pending bot turns are durable state: wake-ups on Redis that any replica acts on.
 
 Two game replicas share one Redis (events and wake-ups). A bot turn whose task was lost is
-announced again by the other replica's sweeper; nothing is announced again once the game moved on
-or ended; after many games answered across both replicas, nothing is left pending.
+announced again by the other replica's sweeper, also when the replica that appended the state
+died before announcing it; nothing is announced again once the game moved on or ended; after many
+games answered across both replicas, nothing is left pending.
 """
 
 from __future__ import annotations
 
 import contextlib
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
@@ -19,12 +21,13 @@ from services.ai.dispatch import BotScheduler
 from services.ai.turns import BotTurn
 from services.api.verrater.v1 import view_pb2
 from services.codec import view_from_proto
-from services.engine import BotLevel, Phase, SeatAssignment
-from services.eventstore import RedisEventStore
+from services.engine import BotLevel, Phase, SeatAssignment, execute, to_act, view
+from services.eventstore import EventStore, RedisEventStore
+from services.game.clock import bot_seats_to_act
 from services.game.errors import StaleVersion
-from services.game.service import Announcement, GameApplication
+from services.game.service import GameApplication
 from services.game.timers import RedisTurnTimers, TimerSweeper
-from services.game.values import NewGame
+from services.game.values import Announcement, NewGame
 from services.observability import BOT_TASK_SECONDS
 
 T0 = 1_900_000_000.0
@@ -195,3 +198,60 @@ async def test_a_move_answered_elsewhere_is_never_sent_again(
         await a.sweeper.sweep()
         await b.sweeper.sweep()
     assert not answered & {t.version for t in a.launched + b.launched}
+
+
+class _Killed(BaseException):
+    """The replica's process dies here (kill -9): nothing after this point runs."""
+
+
+class DiesAfterAppend:
+    """A replica's event store whose process dies the moment its next append has landed: the
+    replica never announces the state it appended, nor does anything else after the append."""
+
+    def __init__(self, store: EventStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    async def append(self, game_id: str, expected_version: int, payloads: Sequence[bytes]) -> Any:
+        await self._store.append(game_id, expected_version, payloads)
+        raise _Killed
+
+
+async def test_a_replica_that_dies_right_after_appending_a_persons_move_leaves_the_bots_a_wake_up(
+    replicas: tuple[Replica, Replica, Clock],
+) -> None:
+    a, b, clock = replicas
+    seats = (SeatAssignment("p0", "Person"), *BOTS[1:])
+    await a.app.start_game(NewGame(players=4, game_id="dies", seats=seats))
+    # The bots move (through a) until only the person must act, and their move hands the turn to
+    # bots: then no wake-up is due (nobody waits on a person without a turn timer).
+    while True:
+        clock.now += 0.01
+        state = await a.app.state("dies")
+        assert state.phase is not Phase.GAME_OVER
+        if to_act(state) == (0,):
+            legal = view(state, 0).legal
+            handing = [c for c in legal if bot_seats_to_act(execute(state, c)[1])]
+            if handing:
+                command = handing[0]
+                break
+            await a.app.submit("dies", 0, legal[0], expected_version=state.version, command_id="")
+            continue
+        due = [t for t in a.launched if t.version == state.version and t.seat in to_act(state)]
+        await play(a, due[0])
+    # The person's move lands, and a dies before it announces the bots' turns.
+    a.app.store = DiesAfterAppend(a.app.store)  # type: ignore[assignment]
+    with pytest.raises(_Killed):
+        await a.app.submit(
+            "dies", 0, command, expected_version=state.version, command_id="the-last-move"
+        )
+    announced = len(b.launched)
+    clock.now += RECHECK_MS / 1000
+    assert await b.sweeper.sweep() == 1  # the wake-up a set before its append
+    after = await b.app.state("dies")
+    assert after.version > state.version and bot_seats_to_act(after)
+    assert {(turn.seat, turn.version) for turn in b.launched[announced:]} >= {
+        (seat, after.version) for seat in bot_seats_to_act(after)
+    }

@@ -13,8 +13,8 @@ from services.api.verrater.v1 import view_pb2
 from services.codec import view_from_proto
 from services.engine import BotLevel, SeatAssignment
 from services.eventstore import InMemoryEventStore, StoredEvent, StoreUnavailable
-from services.game.service import Announcement, GameApplication
-from services.game.values import NewGame
+from services.game.service import GameApplication
+from services.game.values import Announcement, NewGame
 
 BOTS = tuple(
     SeatAssignment(f"bot{seat}", f"Bot {seat}", BotLevel.NORMAL.value) for seat in range(3)
