@@ -43,8 +43,10 @@ from .errors import GameNotFound
 
 log = logging.getLogger("verrater.game.timers")
 
-#: How long a claimed timer is held before another replica may take it again.
-DEFAULT_LEASE_MS = 30_000
+#: How long a claimed timer is held before another replica may take it again: what a replica
+#: that dies (or whose look fails) while holding a claim delays the game by. A look takes
+#: milliseconds; one that outlasts the lease is done twice, which is harmless.
+DEFAULT_LEASE_MS = 10_000
 #: The longest a sweeper sleeps before looking for due timers (another replica's new timer is
 #: seen at most this late).
 POLL_INTERVAL_S = 0.5
