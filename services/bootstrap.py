@@ -199,15 +199,13 @@ def _bot_scheduler(
         from services.ai.worker import make_app
 
         app = make_app(worker_settings(config))
-        launcher: CeleryLauncher | InProcessLauncher = CeleryLauncher(
-            app, config.bot_queue, config.bot_publish_gap_ms / 1000
-        )
+        celery = CeleryLauncher(app, config.bot_queue, config.bot_publish_gap_ms / 1000)
         advertised = config.advertised(port)
         if advertised:
             # The workers submit bot moves to this replica, which holds the game in memory.
             replica = (advertised, seal_replica(config.token_secret, advertised))
-    else:
-        launcher = InProcessLauncher(GameClient(f"127.0.0.1:{port}", config.issuer))
+        return BotScheduler(celery, replica, on_moved=celery.bot_moved), celery.close
+    launcher = InProcessLauncher(GameClient(f"127.0.0.1:{port}", config.issuer))
     return BotScheduler(launcher, replica), launcher.close
 
 
@@ -373,12 +371,13 @@ async def start_backend(
         stats = _stats_projection(config, store, backend.closers)
         feed = FinishedGameFeed(stats.record_finished)
         backend.closers.append(feed.close)
-        bots = scheduler.announce if scheduler is not None else None
         game_notifier = GameNotifier(backend.publisher, table_of=table_of_game)
 
         def announce(news: Announcement) -> None:
-            if bots is not None:
-                bots(news.game_id, news.state)
+            if scheduler is not None:
+                scheduler.announce(news.game_id, news.state)
+                if news.bot_waited_ms is not None:
+                    scheduler.moved(news.bot_waited_ms / 1000)
             feed.announce(news.game_id, news.state, news.command_id)
             game_notifier.announce(
                 news.game_id, news.state, news.first, deadline_ms=news.deadline_ms

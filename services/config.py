@@ -95,7 +95,7 @@ class Config:
     # While other games' turns come at least this often, a game replica publishes bot turns at
     # most once per this many milliseconds: under load the turns of several games share a
     # Celery message (0: every turn as soon as it can; a lone game's turns never wait).
-    bot_publish_gap_ms: float = 25.0
+    bot_publish_gap_ms: float = 50.0
     # Where workers reach this game replica itself: a bot turn names it, sealed with the token
     # secret, and the worker submits the bot's move there, where the game is in memory at the
     # announced version. host:port, a host (the port served), or "auto" (this host's name

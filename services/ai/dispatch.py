@@ -39,8 +39,12 @@ RULESET_CACHE = 4096
 
 #: The longest gap between two publishes of bot turns, and the window over which the rate of
 #: turns is judged (see CeleryLauncher).
-PUBLISH_GAP_S = 0.025
+PUBLISH_GAP_S = 0.05
 RATE_WINDOW_S = 1.0
+#: The share of the bots' smoothed wait (from a state to their move) that a round may hold turns
+#: back for (up to the gap), and how far each bot move moves that average (see CeleryLauncher).
+GAP_SHARE = 0.5
+WAIT_SMOOTHING = 0.05
 
 Launcher = Callable[[BotTurn], None]
 
@@ -48,12 +52,25 @@ Launcher = Callable[[BotTurn], None]
 class BotScheduler:
     """Turns announced states into bot turns for the launcher."""
 
-    def __init__(self, launch: Launcher, replica: tuple[str, str] = ("", "")) -> None:
+    def __init__(
+        self,
+        launch: Launcher,
+        replica: tuple[str, str] = ("", ""),
+        on_moved: Callable[[float], None] | None = None,
+    ) -> None:
         """`replica`: this game replica's advertised address and its seal (`seal_replica`),
-        which every turn carries so that the worker submits the move here; empty: none."""
+        which every turn carries so that the worker submits the move here; empty: none.
+        `on_moved` hears how long each bot's move, appended here, came after the state that
+        awaited it (seconds): the launcher paces its publishes by it."""
         self._launch = launch
         self._replica, self._replica_seal = replica
         self._rulesets: OrderedDict[str, bytes] = OrderedDict()
+        self._on_moved = on_moved
+
+    def moved(self, waited_s: float) -> None:
+        """A bot's move was appended here, `waited_s` after the state that awaited it."""
+        if self._on_moved is not None:
+            self._on_moved(waited_s)
 
     def announce(self, game_id: str, state: GameState) -> int:
         """Launch a bot turn for every bot seat that must act in `state`; how many."""
@@ -143,10 +160,13 @@ class CeleryLauncher:
     several games then share a message (services/ai/worker.py plays them at once), which
     spares the broker, the game service and the workers most of their per-message work.
 
-    Rounds also keep up to `gap_s` between their starts, but only while other games' turns
-    come fast enough that the wait would gather at least one (under load, where sharing a
-    message saves most): a lone game's bots, moving one after another, never wait for a gap
-    that could gather nothing, and a turn after a quiet spell goes out at once.
+    Rounds also keep a gap between their starts, but only while other games' turns come fast
+    enough that the wait would gather at least one: a lone game's bots, moving one after
+    another, never wait for a gap that could gather nothing, and a turn after a quiet spell
+    goes out at once. The gap follows the load: it is `GAP_SHARE` of how long bots have lately
+    waited from a state to their move (`bot_moved`, smoothed), up to `gap_s`. When workers
+    answer at once, it holds turns back for next to nothing. When bots wait on busy workers,
+    a message gathers many turns, and that spares the most work where work is short.
     """
 
     def __init__(self, app: Any, queue: str, gap_s: float = PUBLISH_GAP_S) -> None:
@@ -165,7 +185,14 @@ class CeleryLauncher:
         self._round: asyncio.Future[None] | None = None
         self._due: asyncio.TimerHandle | None = None
         self._last_round = -gap_s
+        # How long bots have lately waited from a state to their move (seconds, smoothed).
+        self._bots_wait_s = 0.0
         BOT_QUEUE_DEPTH.set_function(self._queue_depth)
+
+    def bot_moved(self, waited_s: float) -> None:
+        """A bot's move, appended here, came `waited_s` after the state that awaited it."""
+        waited = min(max(waited_s, 0.0), 4 * self._gap_s)  # a turn announced again counts once
+        self._bots_wait_s += (waited - self._bots_wait_s) * WAIT_SMOOTHING
 
     def _queue_depth(self) -> float:
         """Bot turns waiting in the broker (asked at scrape time, off the event loop)."""
@@ -193,10 +220,12 @@ class CeleryLauncher:
                 del self._recent_per_game[old]
 
     def _gap(self) -> float:
-        """The gap before the next round: `gap_s` if other games' turns than the oldest
-        waiting one's come at one per `gap_s` or faster, else none."""
+        """The gap before the next round: a share of the bots' recent wait, up to `gap_s`, if
+        other games' turns than the oldest waiting one's come fast enough that it would gather
+        one, else none."""
+        gap = min(self._gap_s, GAP_SHARE * self._bots_wait_s)
         others = len(self._recent) - self._recent_per_game[self._waiting[0].game_id]
-        return self._gap_s if others / RATE_WINDOW_S * self._gap_s >= 1 else 0.0
+        return gap if others / RATE_WINDOW_S * gap >= 1 else 0.0
 
     def _schedule(self) -> None:
         """Start the next round now, or when the gap has passed since the last one began."""

@@ -209,13 +209,13 @@ class GameApplication:
         *,
         before: int = -1,
         wake: int | None = None,
+        bot_waited_ms: int | None = None,
     ) -> None:
-        """Announce the game's new state and settle its turn timer: after an append from
-        version `before`, only record the wake-up `_wake_ahead` gave (clearing the earlier one
-        if none is due); for a game loaded cold (`before` -1), set it afresh."""
+        """Announce the new state; after an append from `before`, record the wake-up from
+        `_wake_ahead` (clear the last if none); for a cold load (`before` -1), set one."""
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
-        self._announce(Announcement(game_id, state, command_id, deadline, first))
+        self._announce(Announcement(game_id, state, command_id, deadline, first, bot_waited_ms))
         if self._timers is None:
             return
         if before < 0:
@@ -234,7 +234,6 @@ class GameApplication:
         `rest_since_ms`), set the wake-up `state` needs (None: nothing timed is awaited; an
         earlier one is cleared after the append). A replica that dies between the append and
         its announcement so still leaves one: the sweeper announces the bots' turns again.
-
         Set as of `before`, so whatever is set for the appended state (by a sweep, or by the
         winner of an append race) goes over it. When only bots act and a no later wake-up this
         replica set for the state at `before` stands, no Redis call is made."""
@@ -398,9 +397,13 @@ class GameApplication:
         before, waited_since = game.state, game.rest_since_ms
         game.apply(records, payloads, state)
         game.head_hash = stored[-1].hash
-        if command_id.startswith(BOT_COMMAND_PREFIX) and waited_since:
-            BOT_TASK_SECONDS.observe(max(0, records[0].recorded_at_ms - waited_since) / 1000)
-        await self._came_to_rest(game_id, game, command_id, records[0], before=current, wake=wake)
+        bot = command_id.startswith(BOT_COMMAND_PREFIX) and waited_since
+        waited = max(0, now - waited_since) if bot else None  # for a bot's move: since the state
+        if waited is not None:
+            BOT_TASK_SECONDS.observe(waited / 1000)
+        await self._came_to_rest(
+            game_id, game, command_id, records[0], before=current, wake=wake, bot_waited_ms=waited
+        )
         self._retire_if_finished(game_id, game)
         return CommandResult(current + 1, tuple(events), before, state, False)
 

@@ -110,3 +110,5 @@ class Announcement:
     #: The first record of the batch that led here (who decided, whether a bot stood in for a
     #: person whose timer ran out); None for a game loaded cold.
     first: Record | None = None
+    #: For a bot's move, how long after the state that awaited it it was appended (ms).
+    bot_waited_ms: int | None = None

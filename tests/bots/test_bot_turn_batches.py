@@ -92,13 +92,21 @@ def _turns_per_message(redis_url: str, queue: str) -> list[list[str]]:
     return [[turn["game_id"] for turn in turns] for turns in _queued_turns(redis_url, queue)]
 
 
+def _bots_waited(launcher: CeleryLauncher, seconds: float) -> None:
+    """Bots' moves reached the replica this long after the states that awaited them, lately."""
+    for _ in range(400):
+        launcher.bot_moved(seconds)
+
+
 async def test_a_replica_publishes_at_most_once_per_gap_and_a_turn_after_a_quiet_spell_at_once(
     fresh_redis_url: str,
 ) -> None:
-    """The turns announced within the publish gap wait and share one message; the first turn
-    after a quiet spell does not wait; closing the launcher sends what still waits."""
+    """While bots wait long for their moves (busy workers), the turns announced within the
+    publish gap wait and share one message; the first turn after a quiet spell does not wait;
+    closing the launcher sends what still waits."""
     settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
     launcher = CeleryLauncher(make_app(settings), settings.queue, gap_s=60.0)
+    _bots_waited(launcher, 240.0)  # half of it, at most the gap: the whole gap
     launcher(BotTurn("first", 1, 7, "normal"))
     for _ in range(200):  # far less than the gap: the first turn did not wait for it
         if _turns_per_message(fresh_redis_url, settings.queue):
@@ -117,6 +125,26 @@ async def test_a_replica_publishes_at_most_once_per_gap_and_a_turn_after_a_quiet
     ]
 
 
+async def test_while_bots_answer_at_once_no_turn_is_held_back(fresh_redis_url: str) -> None:
+    """The hold follows the bots' wait: when their moves come a few milliseconds after the
+    states that awaited them (workers keep up), holding turns back would gather next to
+    nothing, so every game's turn goes out at once, whatever the gap allows."""
+    settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
+    launcher = CeleryLauncher(make_app(settings), settings.queue, gap_s=60.0)
+    _bots_waited(launcher, 0.002)
+    try:
+        for n in range(5):
+            launcher(BotTurn(f"game{n}", 1, 7, "normal"))
+            for _ in range(200):  # 10 s at most, far less than the gap
+                if len(_turns_per_message(fresh_redis_url, settings.queue)) == n + 1:
+                    break
+                await asyncio.sleep(0.05)
+            assert len(_turns_per_message(fresh_redis_url, settings.queue)) == n + 1
+    finally:
+        await launcher.close()
+    assert _turns_per_message(fresh_redis_url, settings.queue) == [[f"game{n}"] for n in range(5)]
+
+
 async def test_a_lone_games_bots_moving_one_after_another_never_wait_for_the_gap(
     fresh_redis_url: str,
 ) -> None:
@@ -124,6 +152,7 @@ async def test_a_lone_games_bots_moving_one_after_another_never_wait_for_the_gap
     nothing to gather, so each turn of the one game goes out at once, gap or not."""
     settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
     launcher = CeleryLauncher(make_app(settings), settings.queue, gap_s=60.0)
+    _bots_waited(launcher, 240.0)
     try:
         for version in range(1, 6):
             launcher(BotTurn("lone", version % 4, version, "normal"))

@@ -68,3 +68,23 @@ async def submit(app: GameApplication, turn: BotTurn) -> None:
         expected_version=turn.version,
         command_id=turn.command_id,
     )
+
+
+async def test_a_bot_moves_announcement_says_how_long_it_came_after_the_state() -> None:
+    """What the publisher paces itself by: a bot's move is announced with how long after the
+    state that awaited it it was appended; a creation, a cold load or a person's move without."""
+    now = [1_900_000_000.0]
+    launched: list[BotTurn] = []
+    scheduler = BotScheduler(launched.append)
+    heard: list[Announcement] = []
+
+    def announce(news: Announcement) -> None:
+        heard.append(news)
+        scheduler.announce(news.game_id, news.state)
+
+    app = GameApplication(InMemoryEventStore(), announce=announce, clock=lambda: now[0])
+    _, state = await app.start_game(NewGame(players=3, game_id="g", seats=BOTS))
+    assert heard[-1].bot_waited_ms is None
+    now[0] += 0.25  # the bot thinks
+    await submit(app, next(t for t in launched if t.version == state.version))
+    assert heard[-1].bot_waited_ms == 250
