@@ -59,6 +59,9 @@ class Reason(StrEnum):
     """The table's game has not started yet."""
     GAME_REFUSED = "GAME_REFUSED"
     """The game service refused to create the table's game."""
+    TURN_TIMER_RUNNING = "TURN_TIMER_RUNNING"
+    """A stand-in's decision (`turn_timer_expired`) for a person whose turn timer has not run
+    out, or who has none."""
 
     # ABORTED: the state moved on; read again and decide again.
     STALE_VERSION = "STALE_VERSION"
@@ -90,6 +93,8 @@ class Reason(StrEnum):
     WRONG_INVITE_CODE = "WRONG_INVITE_CODE"
     SERVICE_ONLY = "SERVICE_ONLY"
     """Reserved for the platform's own services (creating games, deciding for a timed-out seat)."""
+    PERSONS_SEAT = "PERSONS_SEAT"
+    """A service decides for bot seats; for a person's seat only once their turn timer ran out."""
 
     # UNAUTHENTICATED: who the caller is could not be established.
     TOKEN_MISSING = "TOKEN_MISSING"

@@ -250,7 +250,9 @@ async def _play_patiently(
             return await play_bot_turn(client, turn, min_think_s, submitting)
         except grpc.aio.AioRpcError as error:
             if error.code() not in _RETRIED or delay is None:
-                log.warning("bot turn %s failed: %s", turn.command_id, error.code())
+                log.warning(
+                    "bot turn %s failed: %s: %s", turn.command_id, error.code(), error.details()
+                )
                 return False
             log.info("bot turn %s: %s, retrying in %ss", turn.command_id, error.code(), delay)
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))

@@ -10,8 +10,20 @@ import asyncio
 from dataclasses import dataclass, field
 
 from services.codec import Record, decode_record
-from services.engine import Event, GameState, Phase, to_act
+from services.engine import (
+    Event,
+    GameState,
+    Phase,
+    PlayerCommand,
+    RuleViolation,
+    decide,
+    fold,
+    to_act,
+)
 from services.eventstore import EventStoreError
+
+from .errors import CommandIdReused
+from .values import CommandResult
 
 
 @dataclass(slots=True)
@@ -96,6 +108,22 @@ class CachedGame:
             if recorded:
                 return recorded
         return 0
+
+    def replayed(self, seat: int, command_id: str, command: PlayerCommand) -> CommandResult | None:
+        """What `seat`'s command `command_id` did, when this game took it already (a retry is
+        answered from the log); CommandIdReused when the id first came with another command."""
+        if not command_id or (seat, command_id) not in self.commands:
+            return None
+        first, last = self.commands[(seat, command_id)]
+        before = fold(self.events(1, first - 1))
+        batch = self.events(first, last)
+        try:
+            same = decide(before, command)[0] == batch[0]
+        except RuleViolation:
+            same = False
+        if not same:
+            raise CommandIdReused(command_id, first)
+        return CommandResult(first, batch, before, fold(batch, before), True)
 
     def events(self, first: int, last: int) -> tuple[Event, ...]:
         return tuple(decode_record(payload).event for payload in self.payloads[first - 1 : last])

@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from services.engine import GameState, Phase, to_act
 
+from .errors import PersonsSeat, TurnTimerRunning
+
 #: A warning comes this share of the turn before the deadline...
 WARNING_SHARE = 0.2
 #: ...but never earlier than this before it (a day-long turn warns a minute before, not hours).
 MAX_WARNING_MS = 60_000
+#: How far a replica's clock may lag the clock of the replica whose sweeper found a turn timer
+#: run out: a stand-in's decision that much before the deadline is still taken.
+CLOCK_TOLERANCE_MS = 5_000
 
 
 def deadline_ms(state: GameState, rest_since_ms: int) -> int | None:
@@ -49,3 +54,25 @@ def bot_seats_to_act(state: GameState) -> tuple[int, ...]:
     if not seating or state.phase is Phase.GAME_OVER:
         return ()
     return tuple(seat for seat in to_act(state) if seating[seat].bot_level is not None)
+
+
+def check_service_decision(
+    state: GameState, seat: int, turn_timer_expired: bool, rest_since_ms: int, now_ms: int
+) -> None:
+    """Refuse a decision a service (the AI's workers) sends for `seat` that is not the
+    platform's to make. Services play bot seats, and every seat of a game without seating (a
+    sandbox); a person's seat only as a stand-in (`turn_timer_expired`) once its timer has run
+    out. So whoever can write to the workers' broker still cannot play a person's hand."""
+    seating = state.seating
+    person = bool(seating) and 0 <= seat < len(seating) and seating[seat].bot_level is None
+    if not turn_timer_expired:
+        if person:
+            raise PersonsSeat(seat)
+        return
+    if not person:
+        raise TurnTimerRunning(seat, "it is not a person's seat, so it has no turn timer")
+    deadline = deadline_ms(state, rest_since_ms)
+    if deadline is None:
+        raise TurnTimerRunning(seat, "no turn timer is running in this game now")
+    if now_ms + CLOCK_TOLERANCE_MS < deadline:
+        raise TurnTimerRunning(seat, f"its turn timer runs until {deadline} (Unix ms)")

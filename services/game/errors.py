@@ -101,3 +101,26 @@ class HistoryChanged(StoreUnavailable):
             f"game {game_id}: the store no longer holds the latest events this replica had "
             "(restored from an older copy?): read the game again"
         )
+
+
+class PersonsSeat(ServiceError):
+    """A service (the AI's workers) decided for a person's seat without standing in for them."""
+
+    def __init__(self, seat: int) -> None:
+        super().__init__(
+            Reason.PERSONS_SEAT,
+            f"seat {seat} is a person's: a service decides for it only as a stand-in once its "
+            "turn timer has run out (turn_timer_expired); services play the bot seats",
+            seat=str(seat),
+        )
+
+
+class TurnTimerRunning(ServiceError):
+    """A stand-in's decision (turn_timer_expired) for a seat whose turn timer has not run out."""
+
+    def __init__(self, seat: int, why: str) -> None:
+        super().__init__(
+            Reason.TURN_TIMER_RUNNING,
+            f"no stand-in may decide for seat {seat} now: {why}",
+            seat=str(seat),
+        )

@@ -82,6 +82,7 @@ def submission(request: game_pb2.SubmitCommandRequest, identity: Identity, seat:
         command,
         request.turn_timer_expired,
         kind=kind,
+        by_service=identity.role is Role.SERVICE,
     )
 
 

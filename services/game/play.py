@@ -44,6 +44,8 @@ class Submission:
     command: PlayerCommand | None
     turn_timer_expired: bool = False
     refusal: Exception | None = None
+    #: Sent with a service's token (the AI's workers): the game checks the seat is theirs to play.
+    by_service: bool = False
     #: What kind of decision it is, for metrics and logs (the command's name on the wire).
     kind: str = ""
 
@@ -190,6 +192,7 @@ class PlaySession:
                 expected_version=submission.expected_version,
                 command_id=submission.command_id,
                 turn_timer_expired=submission.turn_timer_expired,
+                by_service=submission.by_service,
             )
         except Exception as refusal:  # every refusal answers this decision; the stream goes on
             return Answer(submission, None, refusal, time.perf_counter() - started)

@@ -93,6 +93,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 expected_version=submission.expected_version,
                 command_id=submission.command_id,
                 turn_timer_expired=submission.turn_timer_expired,
+                by_service=submission.by_service,
             )
         except Exception as error:
             messages.count_command(kind, messages.outcome(error), started)

@@ -23,14 +23,11 @@ from services.engine import (
     PLAYER_COUNTS_TEXT,
     SEED_BYTES,
     CreateGame,
-    Event,
     GameState,
     Phase,
     PlayerCommand,
     Ruleset,
-    RuleViolation,
     at_rest,
-    decide,
     evolve,
     execute,
     fold,
@@ -51,9 +48,8 @@ from services.eventstore import (
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS, BOT_TASK_SECONDS
 
 from .cache import CachedGame
-from .clock import deadline_ms, human_seats_to_act
+from .clock import check_service_decision, deadline_ms, human_seats_to_act
 from .errors import (
-    CommandIdReused,
     GameAlreadyExists,
     GameNotFinished,
     GameNotFound,
@@ -72,15 +68,6 @@ logger = logging.getLogger(__name__)
 BOT_COMMAND_PREFIX = "bot:"
 #: How often one command is re-decided after losing an append race before giving up.
 MAX_ATTEMPTS = 8
-
-
-def _decides(before: GameState, command: PlayerCommand, decision: Event) -> bool:
-    """Whether `command`, decided on `before`, is the decision recorded as `decision`: a
-    retried command id must come with the command it was first used for."""
-    try:
-        return decide(before, command)[0] == decision
-    except RuleViolation:
-        return False
 
 
 def _check_seat(state: GameState, seat: int | None) -> None:
@@ -322,8 +309,10 @@ class GameApplication:
         expected_version: int | None,
         command_id: str,
         turn_timer_expired: bool = False,
+        by_service: bool = False,
     ) -> CommandResult:
-        """Decide and append one player command; RuleViolation and StaleVersion change nothing."""
+        """Decide and append one player command; RuleViolation and StaleVersion change nothing.
+        `by_service`: a service (the AI's workers) decides (`check_service_decision`)."""
         for _ in range(MAX_ATTEMPTS):
             game = await self._cached(game_id)
             async with game.lock:
@@ -338,6 +327,7 @@ class GameApplication:
                         expected_version=expected_version,
                         command_id=command_id,
                         turn_timer_expired=turn_timer_expired,
+                        by_service=by_service,
                     )
                     if result is not None:
                         return result
@@ -353,15 +343,12 @@ class GameApplication:
         expected_version: int | None,
         command_id: str,
         turn_timer_expired: bool,
+        by_service: bool,
     ) -> CommandResult | None:
         """One try at a command under the game's lock: its result, or None to try again."""
-        if command_id and (seat, command_id) in game.commands:
-            first, last = game.commands[(seat, command_id)]
-            before = fold(game.events(1, first - 1))
-            batch = game.events(first, last)
-            if not _decides(before, command, batch[0]):
-                raise CommandIdReused(command_id, first)
-            return CommandResult(first, batch, before, fold(batch, before), True)
+        replayed = game.replayed(seat, command_id, command)
+        if replayed is not None:
+            return replayed
         current = game.state.version
         if expected_version is not None and expected_version != current:
             if expected_version < current:
@@ -370,8 +357,10 @@ class GameApplication:
             if expected_version != game.state.version:
                 raise StaleVersion(expected_version, game.state.version)
             return None
-        events, state = execute(game.state, command)
         now = self._now_ms()
+        if by_service:
+            check_service_decision(game.state, seat, turn_timer_expired, game.rest_since_ms, now)
+        events, state = execute(game.state, command)
         records = [Record(events[0], command_id, turn_timer_expired, now)]
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, replace
@@ -38,7 +39,7 @@ from services.engine import deciding_seat
 from services.eventstore import InMemoryEventStore, RedisEventStore
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.store import InMemoryLobbyStore
-from services.rpc import bearer
+from services.rpc import Role, TokenIssuer, bearer
 from tests.support.decisions import decide_at_random
 
 SECRET = "bots-test-secret-at-least-32-bytes-long!"
@@ -199,6 +200,18 @@ async def game_of_four_people(s: Stack) -> tuple[str, int, int]:
         await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
     ).view
     return table.game_id, view.turn.seats[0], view.version
+
+
+async def sandbox_game(s: Stack) -> tuple[str, int, int]:
+    """A game of four created without seating, as a tool creates one: the services may play
+    every seat, and nobody announces a bot turn for it. Its id, a seat that must act now, and
+    the version."""
+    service = bearer(TokenIssuer(SECRET).mint("test", role=Role.SERVICE))
+    game_id = f"g{uuid.uuid4().hex[:12]}"
+    create = game_pb2.CreateGameRequest(game_id=game_id, players=4)
+    await s.game.CreateGame(create, metadata=service)
+    view = (await s.game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=service)).view
+    return game_id, view.turn.seats[0], view.version
 
 
 async def seat_token(s: Stack, table_id: str, player: Metadata) -> tuple[int, Metadata]:

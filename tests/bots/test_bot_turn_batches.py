@@ -19,17 +19,17 @@ from services.codec import decode_record
 from services.config import Config
 from services.engine import deciding_seat
 from services.rpc import TokenIssuer
-from tests.bots.test_bot_seats import SECRET, celery_worker, game_of_four_people, stack
+from tests.bots.test_bot_seats import SECRET, celery_worker, sandbox_game, stack
 
 
 async def test_one_message_carries_many_turns_and_the_worker_plays_each_once(
     fresh_redis_url: str,
 ) -> None:
     async with stack(fresh_redis_url) as s:
-        games = [await game_of_four_people(s) for _ in range(5)]
+        games = [await sandbox_game(s) for _ in range(5)]
         settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
-        # Stand-ins (a person's timer ran out): a bot decides for each of them.
-        turns = [BotTurn(game, seat, version, "normal", True) for game, seat, version in games]
+        # Turns nobody else announces (games without seating): a bot decides each.
+        turns = [BotTurn(game, seat, version, "normal") for game, seat, version in games]
         publisher = TurnPublisher(make_app(settings), settings.queue)
         try:
             await asyncio.to_thread(publisher.publish, turns)
@@ -52,7 +52,7 @@ async def test_one_message_carries_many_turns_and_the_worker_plays_each_once(
                     await asyncio.sleep(0.05)
                 decided = await store.read(game_id, after_version=version)
                 record = decode_record(decided[0].payload)
-                assert record.turn_timer_expired, "the worker's stand-in decided"
+                assert record.command_id == f"bot:{game_id}:{seat}:{version}", "the worker decided"
                 assert deciding_seat(record.event) == seat
                 assert decided[0].version == version + 1
         # Each turn ran once: one decision per game at the announced version, none after it.
@@ -201,8 +201,8 @@ async def test_a_messages_bots_decide_together_and_their_moves_reach_the_game_on
     would arrive as a burst that people's commands queue behind. So the bots think together
     (a second each, here), but submit one after another; every one of them moves."""
     async with stack(None) as s:
-        games = [await game_of_four_people(s) for _ in range(5)]
-        turns = [BotTurn(game, seat, version, "normal", True) for game, seat, version in games]
+        games = [await sandbox_game(s) for _ in range(5)]
+        turns = [BotTurn(game, seat, version, "normal") for game, seat, version in games]
         client = _WatchedClient(s.address)
         try:
             moved = await play_turns(client, turns, min_think_s=1.0)

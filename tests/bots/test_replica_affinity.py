@@ -29,8 +29,8 @@ from tests.bots.test_bot_seats import (
     bot_table,
     celery_worker,
     follow_to_the_end,
-    game_of_four_people,
     guest,
+    sandbox_game,
     stack,
 )
 
@@ -39,19 +39,12 @@ def _nobody_listens() -> str:
     return f"127.0.0.1:{free_port()}"
 
 
-def _stand_in(game: tuple[str, int, int], replica: str, secret: str = SECRET) -> BotTurn:
-    """A bot's turn standing in for the person who must act in `game` (id, seat, version),
-    naming `replica` under a seal made with `secret`."""
+def _turn(game: tuple[str, int, int], replica: str, secret: str = SECRET) -> BotTurn:
+    """A bot's turn for the seat that must act in `game` (id, seat, version), naming `replica`
+    under a seal made with `secret`."""
     game_id, seat, version = game
-    return BotTurn(
-        game_id,
-        seat,
-        version,
-        "normal",
-        True,
-        replica=replica,
-        replica_seal=seal_replica(secret, replica),
-    )
+    seal = seal_replica(secret, replica)
+    return BotTurn(game_id, seat, version, "normal", replica=replica, replica_seal=seal)
 
 
 def test_a_seal_vouches_for_one_address_under_one_secret() -> None:
@@ -83,10 +76,10 @@ def test_the_scheduler_puts_its_replica_into_every_turn() -> None:
 
 async def test_the_move_goes_to_the_sealed_replica_even_when_the_balanced_address_is_down() -> None:
     async with stack(None) as s:
-        game = await game_of_four_people(s)
+        game = await sandbox_game(s)
         game_id, _, version = game
         client = GameClient(_nobody_listens(), TokenIssuer(SECRET))
-        turn = _stand_in(game, s.address)
+        turn = _turn(game, s.address)
         try:
             assert await play_bot_turn(client, turn)
         finally:
@@ -97,10 +90,10 @@ async def test_the_move_goes_to_the_sealed_replica_even_when_the_balanced_addres
 
 async def test_an_address_without_a_valid_seal_is_never_called() -> None:
     async with stack(None) as s:
-        game = await game_of_four_people(s)
+        game = await sandbox_game(s)
         game_id, _, version = game
         client = GameClient(_nobody_listens(), TokenIssuer(SECRET))
-        forged = _stand_in(game, s.address, "not-the-secret-but-as-long-as-one!!")
+        forged = _turn(game, s.address, "not-the-secret-but-as-long-as-one!!")
         try:
             # The forged replica is passed over: the call goes to the balanced address, down.
             with pytest.raises(grpc.aio.AioRpcError) as refused:
@@ -118,7 +111,7 @@ async def test_a_replica_that_cannot_be_reached_is_replaced_by_the_balanced_addr
         gone = _nobody_listens()
         try:
             for _ in range(2):  # the second turn passes over the replica it found gone
-                turn = _stand_in(await game_of_four_people(s), gone)
+                turn = _turn(await sandbox_game(s), gone)
                 assert await play_bot_turn(client, turn)
         finally:
             await client.close()

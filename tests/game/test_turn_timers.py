@@ -12,8 +12,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from services.codec import decode_record
 from services.engine import MAX_TURN_SECONDS, BotLevel, SeatAssignment, legal_commands, to_act
+from services.errors import Reason
 from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
+from services.game.clock import CLOCK_TOLERANCE_MS
+from services.game.errors import PersonsSeat, TurnTimerRunning
 from services.game.service import GameApplication
 from services.game.timers import (
     InMemoryTurnTimers,
@@ -21,7 +25,7 @@ from services.game.timers import (
     TimerSweeper,
     TurnTimers,
 )
-from services.game.values import NewGame
+from services.game.values import CommandResult, NewGame
 
 T0 = 1_900_000_000.0  # seconds; the injected clock starts here
 SEATS = tuple(SeatAssignment(f"p{seat}", f"Player {seat}") for seat in range(4))
@@ -249,3 +253,63 @@ async def test_a_correspondence_game_survives_a_restart_and_times_out_days_later
     finally:
         await store.close()
         await timers.close()
+
+
+async def test_a_service_stands_in_for_a_person_only_once_their_timer_has_run_out(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    """What a service (the AI's workers) sends for a person's seat: refused as a bot's move,
+    refused as a stand-in while the timer runs, taken as a stand-in once it has run out. So
+    whoever can write to the workers' broker cannot play a person's hand."""
+    store, timers = parts
+    clock = Clock()
+    app = GameApplication(store, timers=timers, clock=clock)
+    game_id = await _new_game(app, 60)
+    state = await app.state(game_id)
+    seat = to_act(state)[0]
+    command = random.Random(2).choice(legal_commands(state, seat))
+    deadline = int(T0 * 1000) + 60_000
+
+    async def by_service(command_id: str, turn_timer_expired: bool) -> object:
+        return await app.submit(
+            game_id,
+            seat,
+            command,
+            expected_version=state.version,
+            command_id=command_id,
+            turn_timer_expired=turn_timer_expired,
+            by_service=True,
+        )
+
+    with pytest.raises(PersonsSeat) as as_a_bot:
+        await by_service("bot-move", False)
+    assert as_a_bot.value.reason is Reason.PERSONS_SEAT
+    clock.at_ms(deadline - CLOCK_TOLERANCE_MS - 1)
+    with pytest.raises(TurnTimerRunning, match=f"runs until {deadline}"):
+        await by_service("too-early", True)
+    assert await store.version(game_id) == state.version, "nothing was appended"
+    clock.at_ms(deadline - CLOCK_TOLERANCE_MS)  # a replica whose clock lags a little
+    result = await by_service("stand-in", True)
+    assert isinstance(result, CommandResult) and not result.replayed
+    stored = await store.read(game_id, after_version=state.version)
+    assert decode_record(stored[0].payload).turn_timer_expired
+
+
+async def test_a_stand_in_for_a_seat_without_a_timer_is_refused() -> None:
+    clock = Clock()
+    app = GameApplication(InMemoryEventStore(), clock=clock)
+    game_id = await _new_game(app, 0)
+    state = await app.state(game_id)
+    seat = to_act(state)[0]
+    clock.now = T0 + MAX_TURN_SECONDS
+    with pytest.raises(TurnTimerRunning, match="no turn timer is running"):
+        await app.submit(
+            game_id,
+            seat,
+            legal_commands(state, seat)[0],
+            expected_version=state.version,
+            command_id="stand-in",
+            turn_timer_expired=True,
+            by_service=True,
+        )
+    assert (await app.state(game_id)).version == state.version
