@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc import aio
 
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc, ruleset_pb2, view_pb2
@@ -308,9 +309,13 @@ async def play_bot_turn(
     the move is submitted while holding it: turns sharing it decide together but reach the
     game one after another.
     """
+    try:  # before any call: a turn whose view does not decode costs the game service nothing
+        message = view_pb2.PlayerView.FromString(turn.view) if turn.view else None
+    except DecodeError:
+        log.warning("bot turn %s carries a view that does not decode: dropped", turn.command_id)
+        return False
     ruleset = await client.ruleset(turn)
     policy = policy_for_level(turn.level)
-    message = view_pb2.PlayerView.FromString(turn.view) if turn.view else None
     for _ in range(MAX_ATTEMPTS):
         if message is None:
             message = await client.view(turn)

@@ -14,6 +14,7 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
 from services.ai.turns import BotTurn, GameClient, play_bot_turn
+from services.bench.common import free_port
 from services.rpc import TokenIssuer
 from tests.bots.test_bot_seats import SECRET, game_of_four_people, sandbox_game, stack
 
@@ -51,3 +52,14 @@ async def test_a_forged_turn_for_a_persons_seat_is_refused_and_changes_nothing(
         assert f"seat {seat}" in (refused.value.details() or "")
         assert s.backend.game is not None
         assert await s.backend.game.store.version(game_id) == version, "nothing was appended"
+
+
+async def test_a_turn_whose_view_does_not_decode_is_dropped_before_any_call() -> None:
+    """Junk on the broker costs the game service nothing: nothing listens at the client's
+    address, so any call would fail with UNAVAILABLE."""
+    client = GameClient(f"127.0.0.1:{free_port()}", TokenIssuer(SECRET))
+    try:
+        turn = BotTurn("g0123456789ab", 0, 5, "normal", view=b"not a view")
+        assert await play_bot_turn(client, turn) is False
+    finally:
+        await client.close()
