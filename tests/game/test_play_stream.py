@@ -23,12 +23,13 @@ from services.codec import decode_record
 from services.config import Config
 from services.engine import fold
 from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
-from services.rpc import bearer
+from services.rpc import Role, bearer
 from tests.game.harness import SECRET, Client, assert_only_own_secrets, running_server
 
 ABORTED = grpc.StatusCode.ABORTED.value[0]
 FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION.value[0]
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT.value[0]
+PERMISSION_DENIED = grpc.StatusCode.PERMISSION_DENIED.value[0]
 RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
 
 
@@ -308,3 +309,26 @@ async def test_a_play_streams_commands_count_against_the_players_command_rate() 
     finally:
         await channel.close()
         await backend.stop(None)
+
+
+async def test_a_services_command_for_a_persons_seat_is_refused_on_the_stream(
+    store: EventStore,
+) -> None:
+    """A service's token (the AI's workers) plays bot seats: on a person's seat its command is
+    refused (PERSONS_SEAT), as on SubmitCommand, and nothing is appended."""
+    people = [events_pb2.SeatAssignment(player_id=f"p{n}", name=f"P{n}") for n in range(4)]
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(4, seats=people)
+        seat = (await client.view(game_id, None)).turn.seats[0]
+        service = client.issuer.mint("ai", role=Role.SERVICE, game_id=game_id, seat=seat)
+        call = client.stub.Play(metadata=bearer(service))
+        await call.write(_open(game_id))
+        turn = (await _read(call)).turn
+        before = await store.read(game_id)
+        await call.write(_command(turn.view.legal[0], turn.version, "for-a-person"))
+        refused = (await _read_result(call)).refused
+        assert refused.code == PERMISSION_DENIED
+        assert refused.reason == "PERSONS_SEAT"
+        assert f"seat {seat}" in refused.message
+        assert await store.read(game_id) == before
+        call.cancel()
