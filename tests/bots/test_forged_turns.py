@@ -10,21 +10,12 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
-from grpc_status import rpc_status
 
 from services.ai.turns import BotTurn, GameClient, play_bot_turn
 from services.bench.common import free_port
 from services.rpc import TokenIssuer
 from tests.bots.test_bot_seats import SECRET, game_of_four_people, sandbox_game, stack
-
-
-def _reason(error: grpc.aio.AioRpcError) -> str:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    assert status.details[0].Unpack(info)
-    return str(info.reason)
+from tests.support.status import reason_of
 
 
 @pytest.mark.parametrize(
@@ -48,7 +39,7 @@ async def test_a_forged_turn_for_a_persons_seat_is_refused_and_changes_nothing(
         finally:
             await client.close()
         assert refused.value.code() is code
-        assert _reason(refused.value) == reason
+        assert reason_of(refused.value) == reason
         assert f"seat {seat}" in (refused.value.details() or "")
         assert s.backend.game is not None
         assert await s.backend.game.store.version(game_id) == version, "nothing was appended"

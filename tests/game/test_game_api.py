@@ -25,6 +25,7 @@ from services.eventstore import EventStore, RedisEventStore, verify_chain
 from services.game.service import GameApplication
 from services.rpc import TokenIssuer, bearer
 from tests.game.harness import ScriptedGame, running_server
+from tests.support.status import reason_of
 
 
 async def _assert_intact(store: EventStore, game_id: str) -> None:
@@ -94,14 +95,6 @@ async def test_two_services_on_one_redis_apply_exactly_one_of_two_racing_command
         assert versions == list(range(1, len(versions) + 1))
 
 
-def _reason(error: grpc.aio.AioRpcError) -> str:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    assert status.details[0].Unpack(info) and info.domain == "verrater.v1"
-    return str(info.reason)
-
-
 async def test_a_command_without_its_id_or_version_is_refused_and_changes_nothing(
     store: EventStore,
 ) -> None:
@@ -124,7 +117,7 @@ async def test_a_command_without_its_id_or_version_is_refused_and_changes_nothin
                     request, metadata=client.seat_metadata(game_id, seat)
                 )
             assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT, fields
-            assert _reason(refused.value) == reason, fields
+            assert reason_of(refused.value) == reason, fields
         assert await store.read(game_id) == before
 
 
@@ -154,7 +147,7 @@ async def test_repeated_command_id_is_applied_once_and_answers_the_same(
         with pytest.raises(grpc.aio.AioRpcError) as reused:
             await client.submit(game_id, seat, other, mine.version, command_id="same-id")
         assert reused.value.code() is grpc.StatusCode.FAILED_PRECONDITION
-        assert _reason(reused.value) == "COMMAND_ID_REUSED"
+        assert reason_of(reused.value) == "COMMAND_ID_REUSED"
         assert await store.read(game_id) == before
         await ScriptedGame(client, game_id, random.Random(2)).play_to_end()
         await _assert_intact(store, game_id)

@@ -14,9 +14,7 @@ from typing import Any
 import grpc
 import pytest
 import redis.asyncio as aioredis
-from google.rpc import error_details_pb2
 from grpc import aio
-from grpc_status import rpc_status
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, lobby_pb2, lobby_pb2_grpc
 from services.bootstrap import Backend, start_backend
@@ -32,6 +30,7 @@ from services.notifications import (
     notification_to_proto,
 )
 from tests.support.decisions import decide_at_random
+from tests.support.status import reason_of
 from tests.support.waiting import wait_until
 
 SECRET = "notify-test-secret-at-least-32-bytes-long"
@@ -186,14 +185,6 @@ async def awaited_of(store: EventStore, game_id: str, seat: int) -> list[int]:
         if at_rest(state) and seat in to_act(state):
             versions.append(state.version)
     return versions
-
-
-def reason_of(error: grpc.aio.AioRpcError) -> str:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    assert status.details[0].Unpack(info)
-    return str(info.reason)
 
 
 def kind(notification: lobby_pb2.Notification) -> str:

@@ -9,10 +9,8 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
-from google.rpc import error_details_pb2
 from grpc import aio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_status import rpc_status
 
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc
 from services.bootstrap import Backend, start_backend
@@ -21,6 +19,7 @@ from services.errors import Reason, ServiceError
 from services.eventstore import InMemoryEventStore
 from services.game.service import NewGame
 from services.rpc import StreamQuota
+from tests.support.status import reason_of
 
 SECRET = "quota-test-secret-at-least-32-bytes-long!"
 
@@ -73,14 +72,6 @@ async def backend() -> AsyncIterator[Backend]:
     await server.stop(None)
 
 
-def _reason(error: grpc.aio.AioRpcError) -> str:
-    status = rpc_status.from_call(error)  # type: ignore[arg-type]
-    assert status is not None
-    info = error_details_pb2.ErrorInfo()
-    assert status.details[0].Unpack(info)
-    return info.reason
-
-
 def _metadata(player: str, forwarded_for: str | None = None) -> tuple[tuple[str, str], ...]:
     token = Config(token_secret=SECRET).issuer.mint(player)
     metadata = (("authorization", f"Bearer {token}"),)
@@ -105,7 +96,7 @@ async def test_one_address_has_a_bounded_number_of_streams_whoever_opens_them(
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await fourth.read()
         assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
-        assert _reason(refused.value) == "TOO_MANY_STREAMS"
+        assert reason_of(refused.value) == "TOO_MANY_STREAMS"
         # Another address behind the same proxy is not affected.
         elsewhere = game.Watch(request, metadata=_metadata("d", "198.51.100.2"))
         await elsewhere.read()
@@ -116,7 +107,7 @@ async def test_one_address_has_a_bounded_number_of_streams_whoever_opens_them(
             await watch.read()
         with pytest.raises(grpc.aio.AioRpcError) as refused:
             await health.Watch(health_pb2.HealthCheckRequest(service="")).read()
-        assert _reason(refused.value) == "TOO_MANY_STREAMS"
+        assert reason_of(refused.value) == "TOO_MANY_STREAMS"
         # A stream that ends frees its place.
         opened[0].cancel()
         async with asyncio.timeout(10):

@@ -1,0 +1,16 @@
+"""What a refused call's status says to a client: its `ErrorInfo` reason (docs/CLIENTS.md)."""
+
+from __future__ import annotations
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+
+
+def reason_of(error: grpc.aio.AioRpcError) -> str:
+    """The reason (`ErrorInfo`, domain `verrater.v1`) a call was refused with."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info) and info.domain == "verrater.v1"
+    return str(info.reason)
