@@ -112,9 +112,10 @@ class CachedGame:
     def replayed(self, seat: int, command_id: str, command: PlayerCommand) -> CommandResult | None:
         """What `seat`'s command `command_id` did, when this game took it already (a retry is
         answered from the log); CommandIdReused when the id first came with another command."""
-        if not command_id or (seat, command_id) not in self.commands:
+        span = self.commands.get((seat, command_id)) if command_id else None
+        if span is None:
             return None
-        first, last = self.commands[(seat, command_id)]
+        first, last = span
         before = fold(self.events(1, first - 1))
         batch = self.events(first, last)
         try:

@@ -42,10 +42,13 @@ def warning_ms(state: GameState, deadline: int) -> int:
 def human_seats_to_act(state: GameState) -> tuple[int, ...]:
     """The seats that must decide and are people (a bot's decision needs no clock). A game
     without seating (a sandbox) has no people to stand in for."""
+    return tuple(seat for seat in to_act(state) if is_person(state, seat))
+
+
+def is_person(state: GameState, seat: int) -> bool:
+    """Whether a person sits at `seat` (not a bot; a game without seating has no people)."""
     seating = state.seating
-    if not seating:
-        return ()
-    return tuple(seat for seat in to_act(state) if seating[seat].bot_level is None)
+    return 0 <= seat < len(seating) and seating[seat].bot_level is None
 
 
 def bot_seats_to_act(state: GameState) -> tuple[int, ...]:
@@ -63,8 +66,7 @@ def check_service_decision(
     platform's to make. Services play bot seats, and every seat of a game without seating (a
     sandbox); a person's seat only as a stand-in (`turn_timer_expired`) once its timer has run
     out. So whoever can write to the workers' broker still cannot play a person's hand."""
-    seating = state.seating
-    person = bool(seating) and 0 <= seat < len(seating) and seating[seat].bot_level is None
+    person = is_person(state, seat)
     if not turn_timer_expired:
         if person:
             raise PersonsSeat(seat)

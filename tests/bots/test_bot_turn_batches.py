@@ -11,7 +11,7 @@ import json
 import redis
 
 from services.ai.dispatch import CeleryLauncher
-from services.ai.turns import BotTurn, GameClient
+from services.ai.turns import BotTurn, GameClient, command_id
 from services.ai.worker import TurnPublisher, make_app, play_turns
 from services.api.verrater.v1 import view_pb2
 from services.bootstrap import worker_settings
@@ -52,7 +52,7 @@ async def test_one_message_carries_many_turns_and_the_worker_plays_each_once(
                     await asyncio.sleep(0.05)
                 decided = await store.read(game_id, after_version=version)
                 record = decode_record(decided[0].payload)
-                assert record.command_id == f"bot:{game_id}:{seat}:{version}", "the worker decided"
+                assert record.command_id == command_id(game_id, seat, version), "a bot decided"
                 assert deciding_seat(record.event) == seat
                 assert decided[0].version == version + 1
         # Each turn ran once: one decision per game at the announced version, none after it.
