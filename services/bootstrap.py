@@ -69,6 +69,7 @@ from services.rpc import (
     ServiceInterceptor,
     StreamQuota,
     TrustedProxies,
+    VerifiedTokens,
 )
 from services.stats import (
     FinishedGameFeed,
@@ -322,6 +323,7 @@ async def start_backend(
     proxies = replace(
         TrustedProxies.parse(config.trusted_proxies), unix_sockets=door_socket is not None
     )
+    tokens = VerifiedTokens(issuer, clock=clock)
     server = aio.server(
         interceptors=[
             ServiceInterceptor(
@@ -331,6 +333,7 @@ async def start_backend(
                 streams=StreamQuota(config.streams_per_player, config.streams_per_peer),
                 proxies=proxies,
                 clock=clock,
+                tokens=tokens,
             )
         ],
         options=[
@@ -405,7 +408,8 @@ async def start_backend(
         stats_pb2_grpc.add_StatsServiceServicer_to_server(StatsServicer(stats), server)
         names.append(STATS_SERVICE)
         game_pb2_grpc.add_GameServiceServicer_to_server(
-            GameServicer(backend.game, limiter, stream_backlog=config.stream_backlog), server
+            GameServicer(backend.game, tokens, limiter, stream_backlog=config.stream_backlog),
+            server,
         )
         names.append(GAME_SERVICE)
     if "lobby" in services:

@@ -175,25 +175,37 @@ class PlaySession:
             self._put(error)
 
     async def _decide(self, submission: Submission) -> Answer:
-        started = time.perf_counter()
-        try:
-            if submission.refusal is not None:
-                raise submission.refusal
-            if submission.command is None:
-                raise ServiceError(
-                    Reason.MISSING_FIELD, "the decision carries no command", field="command"
-                )
-            if self._admit is not None:
-                self._admit()
-            result = await self._app.submit(
-                self._game_id,
-                self._seat,
-                submission.command,
-                expected_version=submission.expected_version,
-                command_id=submission.command_id,
-                turn_timer_expired=submission.turn_timer_expired,
-                by_service=submission.by_service,
+        return await decide(self._app, self._game_id, self._seat, submission, self._admit)
+
+
+async def decide(
+    app: GameApplication,
+    game_id: str,
+    seat: int,
+    submission: Submission,
+    admit: Callable[[], None] | None = None,
+) -> Answer:
+    """Apply one decoded decision for `seat` (a Play stream's, or one of a SubmitCommands
+    call's): every refusal, `admit()`'s included, answers it instead of being raised."""
+    started = time.perf_counter()
+    try:
+        if submission.refusal is not None:
+            raise submission.refusal
+        if submission.command is None:
+            raise ServiceError(
+                Reason.MISSING_FIELD, "the decision carries no command", field="command"
             )
-        except Exception as refusal:  # every refusal answers this decision; the stream goes on
-            return Answer(submission, None, refusal, time.perf_counter() - started)
-        return Answer(submission, result, None, time.perf_counter() - started)
+        if admit is not None:
+            admit()
+        result = await app.submit(
+            game_id,
+            seat,
+            submission.command,
+            expected_version=submission.expected_version,
+            command_id=submission.command_id,
+            turn_timer_expired=submission.turn_timer_expired,
+            by_service=submission.by_service,
+        )
+    except Exception as refusal:  # every refusal answers this decision; the others go on
+        return Answer(submission, None, refusal, time.perf_counter() - started)
+    return Answer(submission, result, None, time.perf_counter() - started)

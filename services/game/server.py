@@ -28,6 +28,7 @@ from services.rpc import (
     Identity,
     RateLimiter,
     Role,
+    VerifiedTokens,
     authenticated,
     checked_id,
     cutting_off,
@@ -35,13 +36,15 @@ from services.rpc import (
 )
 
 from . import messages
-from .play import DEFAULT_MAX_PENDING, Answer, PlaySession
+from .play import DEFAULT_MAX_PENDING, Answer, PlaySession, Submission, decide
 from .service import GameApplication
 from .values import NewGame
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 #: Decisions sent on a Play stream count against SubmitCommand's rate limit.
 SUBMIT_METHOD = f"/{SERVICE_NAME}/SubmitCommand"
+#: Commands one SubmitCommands call may carry (a bot-turn message's moves: TURNS_PER_TASK).
+MAX_COMMANDS_PER_CALL = 64
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
@@ -50,12 +53,16 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
     def __init__(
         self,
         app: GameApplication,
+        tokens: VerifiedTokens,
         limiter: RateLimiter | None = None,
         *,
         stream_backlog: int = DEFAULT_MAX_PENDING,
     ) -> None:
-        """`stream_backlog`: answers a Play stream holds for a client that does not read."""
+        """`tokens` verifies the tokens inside SubmitCommands requests (the interceptor's own,
+        so a token seen in either is verified once); `stream_backlog`: answers a Play stream
+        holds for a client that does not read."""
         self.app = app
+        self._tokens = tokens
         # The interceptor limits calls; a Play stream's decisions are limited one by one.
         self._limiter = limiter
         self._stream_backlog = stream_backlog
@@ -111,6 +118,42 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             events=events,
             view=view_to_proto(view(result.state, seat), game_id),
         )
+
+    async def SubmitCommands(
+        self, request: game_pb2.SubmitCommandsRequest, context: Context
+    ) -> game_pb2.SubmitCommandsResponse:
+        """Several decisions, each for the seat its own token names, taken in order and each
+        answered (services/game/play.py's `decide`, as on a Play stream)."""
+        authenticated()
+        count = len(request.commands)
+        if not 0 < count <= MAX_COMMANDS_PER_CALL:
+            raise ServiceError(
+                Reason.MISSING_FIELD if count == 0 else Reason.MALFORMED_REQUEST,
+                f"send 1 to {MAX_COMMANDS_PER_CALL} commands in a SubmitCommands call "
+                f"(this one has {count})",
+                field="commands",
+            )
+        response = game_pb2.SubmitCommandsResponse()
+        for entry in request.commands:
+            answer = await self._one_of_many(entry)
+            response.results.append(messages.command_result(answer))
+            del answer
+        return response
+
+    async def _one_of_many(self, entry: game_pb2.SeatCommand) -> Answer:
+        command = entry.command
+        try:
+            identity = self._tokens.verify(entry.token)
+            game_id = checked_id(command.game_id, "game_id")
+            seat = messages.seat_of(identity, game_id)
+        except Exception as error:  # answers this command only
+            kind = command.command.WhichOneof("command") or "none"
+            return Answer(Submission(command.command_id, None, None, kind=kind), None, error, 0.0)
+        bind_call(
+            game_id=game_id, seat=seat, command_id=command.command_id[: messages.MAX_COMMAND_ID]
+        )
+        submission = messages.submission(command, identity, seat)
+        return await decide(self.app, game_id, seat, submission, self._admission(identity))
 
     async def Watch(
         self, request: game_pb2.WatchRequest, context: Context

@@ -145,11 +145,13 @@ class ServiceInterceptor(aio.ServerInterceptor):
         streams: StreamQuota | None = None,
         proxies: TrustedProxies | None = None,
         clock: Callable[[], float] = time.time,
+        tokens: VerifiedTokens | None = None,
     ) -> None:
         """`streams` bounds the open streams of each player and each network address (which
         `proxies` name when they forward a client); `clock` is the wall clock tokens expire by
-        (tests inject their own)."""
-        self._tokens = VerifiedTokens(issuer, clock=clock)
+        (tests inject their own); `tokens`: the verified tokens to share with servicers that
+        verify tokens inside requests (default: the interceptor's own)."""
+        self._tokens = tokens or VerifiedTokens(issuer, clock=clock)
         self._public = public_methods
         self._limiter = limiter
         self._streams = streams or StreamQuota(0)

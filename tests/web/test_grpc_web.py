@@ -274,6 +274,22 @@ async def test_every_unary_method_answers_through_the_door_as_natively(tmp_path:
             ),
             seat_token,
         )
+        first_move = game_pb2.SubmitCommandRequest(
+            game_id=game_id,
+            expected_version=view.version,
+            command_id="first-move",
+            command=view.legal[0],
+        )
+        await both(  # the move again (answered from the log), and one with a forged token
+            GAME + "SubmitCommands",
+            game_pb2.SubmitCommandsRequest(
+                commands=[
+                    game_pb2.SeatCommand(token=seat_token, command=first_move),
+                    game_pb2.SeatCommand(token="forged", command=first_move),
+                ]
+            ),
+            seat_token,
+        )
         await both(GAME + "GetLog", game_pb2.GetLogRequest(game_id=game_id), seat_token)
         await both(GAME + "GetRuleset", game_pb2.GetRulesetRequest(players=4))
         await both(GAME + "GetRuleset", game_pb2.GetRulesetRequest(game_id=game_id))

@@ -150,6 +150,63 @@ class SubmitCommandResponse(google.protobuf.message.Message):
 Global___SubmitCommandResponse: typing_extensions.TypeAlias = SubmitCommandResponse
 
 @typing.final
+class SubmitCommandsRequest(google.protobuf.message.Message):
+    """Decisions for several seats (SubmitCommands)."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    COMMANDS_FIELD_NUMBER: builtins.int
+
+    @property
+    def commands(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___SeatCommand]:
+        """1 to 64, taken in this order."""
+
+    def __init__(self, *, commands: collections.abc.Iterable[Global___SeatCommand] | None=...) -> None:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['commands', b'commands']) -> None:
+        ...
+Global___SubmitCommandsRequest: typing_extensions.TypeAlias = SubmitCommandsRequest
+
+@typing.final
+class SeatCommand(google.protobuf.message.Message):
+    """One decision of a SubmitCommands call, with the token of the seat it is for."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    TOKEN_FIELD_NUMBER: builtins.int
+    COMMAND_FIELD_NUMBER: builtins.int
+    token: builtins.str
+    'A seat token of command.game_id, as SubmitCommand\'s `authorization` metadata would carry it\n    (without "Bearer "). A token that is not valid refuses this command only (UNAUTHENTICATED).\n    '
+
+    @property
+    def command(self) -> Global___SubmitCommandRequest:
+        """The decision, as SubmitCommand takes it."""
+
+    def __init__(self, *, token: builtins.str=..., command: Global___SubmitCommandRequest | None=...) -> None:
+        ...
+
+    def HasField(self, field_name: typing.Literal['command', b'command']) -> builtins.bool:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['command', b'command', 'token', b'token']) -> None:
+        ...
+Global___SeatCommand: typing_extensions.TypeAlias = SeatCommand
+
+@typing.final
+class SubmitCommandsResponse(google.protobuf.message.Message):
+    """The answers of a SubmitCommands call."""
+    DESCRIPTOR: google.protobuf.descriptor.Descriptor
+    RESULTS_FIELD_NUMBER: builtins.int
+
+    @property
+    def results(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___CommandResult]:
+        """One per command, in the order they were sent."""
+
+    def __init__(self, *, results: collections.abc.Iterable[Global___CommandResult] | None=...) -> None:
+        ...
+
+    def ClearField(self, field_name: typing.Literal['results', b'results']) -> None:
+        ...
+Global___SubmitCommandsResponse: typing_extensions.TypeAlias = SubmitCommandsResponse
+
+@typing.final
 class WatchRequest(google.protobuf.message.Message):
     """Subscribes to a game."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
@@ -299,7 +356,7 @@ Global___PlayResponse: typing_extensions.TypeAlias = PlayResponse
 
 @typing.final
 class CommandResult(google.protobuf.message.Message):
-    """The answer to one command sent on a Play stream."""
+    """The answer to one command sent on a Play stream or in a SubmitCommands call."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
     COMMAND_ID_FIELD_NUMBER: builtins.int
     APPLIED_FIELD_NUMBER: builtins.int
@@ -332,8 +389,8 @@ Global___CommandResult: typing_extensions.TypeAlias = CommandResult
 
 @typing.final
 class CommandRefused(google.protobuf.message.Message):
-    """Why a command sent on a Play stream was refused: the status SubmitCommand would have failed
-    with for the same request.
+    """Why a command sent on a Play stream or in a SubmitCommands call was refused: the status
+    SubmitCommand would have failed with for the same request.
     """
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
 
@@ -356,7 +413,7 @@ class CommandRefused(google.protobuf.message.Message):
     REASON_FIELD_NUMBER: builtins.int
     METADATA_FIELD_NUMBER: builtins.int
     code: builtins.int
-    'The gRPC status code, by its number: 3 INVALID_ARGUMENT, 7 PERMISSION_DENIED, 8\n    RESOURCE_EXHAUSTED, 9 FAILED_PRECONDITION, 10 ABORTED, 14 UNAVAILABLE.\n    '
+    "The gRPC status code, by its number: 3 INVALID_ARGUMENT, 5 NOT_FOUND, 7 PERMISSION_DENIED,\n    8 RESOURCE_EXHAUSTED, 9 FAILED_PRECONDITION, 10 ABORTED, 14 UNAVAILABLE, 16\n    UNAUTHENTICATED (SubmitCommands: the command's own token).\n    "
     message: builtins.str
     'For people; may be reworded at any time, so never parse it.'
     reason: builtins.str

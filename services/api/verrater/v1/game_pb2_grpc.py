@@ -25,6 +25,7 @@ class GameServiceStub(object):
         """
         self.GetView = channel.unary_unary('/verrater.v1.GameService/GetView', request_serializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GetViewResponse.FromString, _registered_method=True)
         self.SubmitCommand = channel.unary_unary('/verrater.v1.GameService/SubmitCommand', request_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, _registered_method=True)
+        self.SubmitCommands = channel.unary_unary('/verrater.v1.GameService/SubmitCommands', request_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandsRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandsResponse.FromString, _registered_method=True)
         self.Watch = channel.unary_stream('/verrater.v1.GameService/Watch', request_serializer=verrater_dot_v1_dot_game__pb2.WatchRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.WatchResponse.FromString, _registered_method=True)
         self.Play = channel.stream_stream('/verrater.v1.GameService/Play', request_serializer=verrater_dot_v1_dot_game__pb2.PlayRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.PlayResponse.FromString, _registered_method=True)
         self.GetLog = channel.unary_unary('/verrater.v1.GameService/GetLog', request_serializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.SerializeToString, response_deserializer=verrater_dot_v1_dot_game__pb2.GetLogResponse.FromString, _registered_method=True)
@@ -47,6 +48,20 @@ class GameServiceServicer(object):
         """Apply one command for the caller's seat. A rule violation fails with FAILED_PRECONDITION
         and a RuleViolationDetail in the status details; a stale expected_version with ABORTED; a
         malformed command with INVALID_ARGUMENT. A retried command_id is applied once.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubmitCommands(self, request, context):
+        """Apply several decisions in one call, each for the seat its own token names: for a client
+        that plays many seats, of one game or many (the AI service's workers send each bot-turn
+        message's moves with it). The commands are taken one after another, in the order sent,
+        each exactly as SubmitCommand would take it with that token (version_only implied), and
+        each is answered by a CommandResult, in the same order; a refused command changes nothing
+        and does not stop the others. The call itself fails only when the request as a whole is
+        wrong: INVALID_ARGUMENT with no commands or more than 64; UNAUTHENTICATED without a valid
+        token in the call's metadata (any valid token: each command's seat comes from its own).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -102,7 +117,7 @@ class GameServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
 def add_GameServiceServicer_to_server(servicer, server):
-    rpc_method_handlers = {'GetView': grpc.unary_unary_rpc_method_handler(servicer.GetView, request_deserializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetViewResponse.SerializeToString), 'SubmitCommand': grpc.unary_unary_rpc_method_handler(servicer.SubmitCommand, request_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.SerializeToString), 'Watch': grpc.unary_stream_rpc_method_handler(servicer.Watch, request_deserializer=verrater_dot_v1_dot_game__pb2.WatchRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.WatchResponse.SerializeToString), 'Play': grpc.stream_stream_rpc_method_handler(servicer.Play, request_deserializer=verrater_dot_v1_dot_game__pb2.PlayRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.PlayResponse.SerializeToString), 'GetLog': grpc.unary_unary_rpc_method_handler(servicer.GetLog, request_deserializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetLogResponse.SerializeToString), 'GetRuleset': grpc.unary_unary_rpc_method_handler(servicer.GetRuleset, request_deserializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetRulesetResponse.SerializeToString), 'CreateGame': grpc.unary_unary_rpc_method_handler(servicer.CreateGame, request_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.SerializeToString)}
+    rpc_method_handlers = {'GetView': grpc.unary_unary_rpc_method_handler(servicer.GetView, request_deserializer=verrater_dot_v1_dot_game__pb2.GetViewRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetViewResponse.SerializeToString), 'SubmitCommand': grpc.unary_unary_rpc_method_handler(servicer.SubmitCommand, request_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.SerializeToString), 'SubmitCommands': grpc.unary_unary_rpc_method_handler(servicer.SubmitCommands, request_deserializer=verrater_dot_v1_dot_game__pb2.SubmitCommandsRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.SubmitCommandsResponse.SerializeToString), 'Watch': grpc.unary_stream_rpc_method_handler(servicer.Watch, request_deserializer=verrater_dot_v1_dot_game__pb2.WatchRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.WatchResponse.SerializeToString), 'Play': grpc.stream_stream_rpc_method_handler(servicer.Play, request_deserializer=verrater_dot_v1_dot_game__pb2.PlayRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.PlayResponse.SerializeToString), 'GetLog': grpc.unary_unary_rpc_method_handler(servicer.GetLog, request_deserializer=verrater_dot_v1_dot_game__pb2.GetLogRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetLogResponse.SerializeToString), 'GetRuleset': grpc.unary_unary_rpc_method_handler(servicer.GetRuleset, request_deserializer=verrater_dot_v1_dot_game__pb2.GetRulesetRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.GetRulesetResponse.SerializeToString), 'CreateGame': grpc.unary_unary_rpc_method_handler(servicer.CreateGame, request_deserializer=verrater_dot_v1_dot_game__pb2.CreateGameRequest.FromString, response_serializer=verrater_dot_v1_dot_game__pb2.CreateGameResponse.SerializeToString)}
     generic_handler = grpc.method_handlers_generic_handler('verrater.v1.GameService', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
     server.add_registered_method_handlers('verrater.v1.GameService', rpc_method_handlers)
@@ -118,6 +133,10 @@ class GameService(object):
     @staticmethod
     def SubmitCommand(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
         return grpc.experimental.unary_unary(request, target, '/verrater.v1.GameService/SubmitCommand', verrater_dot_v1_dot_game__pb2.SubmitCommandRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.SubmitCommandResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
+
+    @staticmethod
+    def SubmitCommands(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
+        return grpc.experimental.unary_unary(request, target, '/verrater.v1.GameService/SubmitCommands', verrater_dot_v1_dot_game__pb2.SubmitCommandsRequest.SerializeToString, verrater_dot_v1_dot_game__pb2.SubmitCommandsResponse.FromString, options, channel_credentials, insecure, call_credentials, compression, wait_for_ready, timeout, metadata, _registered_method=True)
 
     @staticmethod
     def Watch(request, target, options=(), channel_credentials=None, call_credentials=None, insecure=False, compression=None, wait_for_ready=None, timeout=None, metadata=None):
