@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import hashlib
 import hmac
 import logging
@@ -173,26 +172,35 @@ class GameClient:
         self._replicas_kept = replicas_kept
         self._passed_over: dict[str, float] = {}
         self._closing: set[asyncio.Task[None]] = set()
-        self._tokens: OrderedDict[tuple[str, int], tuple[tuple[tuple[str, str]], float]] = (
+        self._tokens: OrderedDict[tuple[str, int], tuple[str, tuple[tuple[str, str]], float]] = (
             OrderedDict()
         )
+        # Moves waiting to go out together in a SubmitCommands call, by the replica they go to
+        # ("": the balanced address); the routes with a call due or under way; the calls under
+        # way (see `submit`). `_together` is False once the game service answered that it has
+        # no SubmitCommands (an earlier release): each move then goes in a call of its own.
+        self._outgoing: dict[str, list[_Outgoing]] = {}
+        self._busy: set[str] = set()
+        self._sending: set[asyncio.Task[None]] = set()
+        self._together = True
 
-    def _seat_token(self, game_id: str, seat: int) -> tuple[tuple[str, str]]:
-        """A token for the seat, reused while it has most of its life left: the game service
-        verifies a token it has seen before from its cache, a new one with an HMAC."""
+    def _seat_token(self, game_id: str, seat: int) -> tuple[str, tuple[tuple[str, str]]]:
+        """A token for the seat and the metadata that carries it, reused while it has most of
+        its life left: the game service verifies a token it has seen before from its cache, a
+        new one with an HMAC."""
         now = time.monotonic()
         known = self._tokens.get((game_id, seat))
-        if known is not None and known[1] > now:
+        if known is not None and known[2] > now:
             self._tokens.move_to_end((game_id, seat))
-            return known[0]
+            return known[0], known[1]
         token = self._issuer.mint(
             "ai", role=Role.SERVICE, game_id=game_id, seat=seat, ttl_seconds=TOKEN_TTL_S
         )
         metadata = bearer(token)
-        self._tokens[(game_id, seat)] = (metadata, now + TOKEN_REUSE_S)
+        self._tokens[(game_id, seat)] = (token, metadata, now + TOKEN_REUSE_S)
         while len(self._tokens) > TOKEN_CACHE:
             self._tokens.popitem(last=False)
-        return metadata
+        return token, metadata
 
     def _route(self, turn: BotTurn) -> tuple[game_pb2_grpc.GameServiceAsyncStub, str | None]:
         """Where the turn's calls go: the replica that announced it, where the game is in
@@ -252,7 +260,7 @@ class GameClient:
 
     async def view(self, turn: BotTurn) -> view_pb2.PlayerView:
         request = game_pb2.GetViewRequest(game_id=turn.game_id)
-        metadata = self._seat_token(turn.game_id, turn.seat)
+        _, metadata = self._seat_token(turn.game_id, turn.seat)
         answer = await self._call(
             turn, lambda stub: stub.GetView(request, metadata=metadata, timeout=10)
         )
@@ -276,6 +284,14 @@ class GameClient:
         return ruleset
 
     async def submit(self, turn: BotTurn, view: view_pb2.PlayerView, command: object) -> None:
+        """Submit the bot's move; raises the call's `AioRpcError`, or `CommandRefused`.
+
+        Moves go out together in SubmitCommands calls, which the replica takes one after
+        another: one call instead of one per move, on the worker and on the replica. A call
+        leaves once the event loop has run what was ready (so the bots of a message, deciding
+        together, share it), but while one is under way to a replica, the moves for it wait for
+        its answer and then go in the next. No move waits for a call that is not under way.
+        """
         request = game_pb2.SubmitCommandRequest(
             game_id=turn.game_id,
             expected_version=view.version,
@@ -284,30 +300,148 @@ class GameClient:
             turn_timer_expired=turn.turn_timer_expired,
             version_only=True,
         )
-        metadata = self._seat_token(turn.game_id, turn.seat)
+        token, metadata = self._seat_token(turn.game_id, turn.seat)
+        if not self._together:
+            await self._submit_one(turn, request, metadata)
+            return
+        outgoing = _Outgoing(turn, game_pb2.SeatCommand(token=token, command=request))
+        route = turn.replica
+        self._outgoing.setdefault(route, []).append(outgoing)
+        if route not in self._busy:
+            self._busy.add(route)
+            asyncio.get_running_loop().call_soon(self._send_outgoing, route)
+        await outgoing.answered
+
+    def _send_outgoing(self, route: str) -> None:
+        """Send up to MOVES_PER_CALL of the moves waiting for `route` in one call."""
+        waiting = self._outgoing.pop(route)
+        if len(waiting) > MOVES_PER_CALL:
+            self._outgoing[route] = waiting[MOVES_PER_CALL:]
+            waiting = waiting[:MOVES_PER_CALL]
+        task = asyncio.get_running_loop().create_task(self._send_together(route, waiting))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send_together(self, route: str, moves: list[_Outgoing]) -> None:
+        """One SubmitCommands call for `moves`; each move hears how it went, whatever happens
+        (a move whose call was cancelled is cancelled). Then the moves that waited meanwhile."""
+        try:
+            await self._answer_together(moves)
+        finally:
+            for move in moves:
+                move.answered.cancel()  # a no-op for every move already answered
+            if route in self._outgoing:
+                self._send_outgoing(route)
+            else:
+                self._busy.discard(route)
+
+    async def _answer_together(self, moves: list[_Outgoing]) -> None:
+        request = game_pb2.SubmitCommandsRequest(commands=[move.command for move in moves])
+        metadata = bearer(moves[0].command.token)
+        try:
+            answer = await self._call(
+                moves[0].turn,
+                lambda stub: stub.SubmitCommands(request, metadata=metadata, timeout=10),
+            )
+        except grpc.aio.AioRpcError as error:
+            if error.code() is not grpc.StatusCode.UNIMPLEMENTED:
+                for move in moves:
+                    move.answer(error)
+                return
+            log.info("the game service has no SubmitCommands: one call per bot move")
+            self._together = False
+            await self._send_one_by_one(moves)
+            return
+        except Exception as error:  # not the service's answer: the moves' turns report it
+            for move in moves:
+                move.answer(error)
+            return
+        for index, move in enumerate(moves):
+            if index >= len(answer.results):
+                move.answer(CommandRefused(grpc.StatusCode.INTERNAL, "no answer for this move"))
+            elif answer.results[index].HasField("refused"):
+                refused = answer.results[index].refused
+                code = _CODES.get(refused.code, grpc.StatusCode.UNKNOWN)
+                move.answer(CommandRefused(code, refused.message, refused.reason))
+            else:
+                move.answer(None)
+
+    async def _submit_one(
+        self,
+        turn: BotTurn,
+        request: game_pb2.SubmitCommandRequest,
+        metadata: tuple[tuple[str, str]],
+    ) -> None:
         await self._call(
             turn, lambda stub: stub.SubmitCommand(request, metadata=metadata, timeout=10)
         )
 
+    async def _send_one_by_one(self, moves: list[_Outgoing]) -> None:
+        for move in moves:
+            try:
+                await self._submit_one(move.turn, move.command.command, bearer(move.command.token))
+            except Exception as error:
+                move.answer(error)
+            else:
+                move.answer(None)
+
     async def close(self) -> None:
+        while self._sending:  # a call's end may start the next one for its route
+            await asyncio.gather(*self._sending, return_exceptions=True)
         for channel, _ in self._replicas.values():
             self._close_later(channel)
         self._replicas.clear()
         await asyncio.gather(self._channel.close(), *self._closing)
 
 
-async def play_bot_turn(
-    client: GameClient,
-    turn: BotTurn,
-    min_think_s: float = 0.0,
-    submitting: asyncio.Lock | None = None,
-) -> bool:
+#: Moves one SubmitCommands call carries at most (the game service takes up to 64).
+MOVES_PER_CALL = 64
+_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+class CommandRefused(Exception):
+    """A move the game service refused in a SubmitCommands call: the status code, message and
+    reason SubmitCommand would have failed with (read as an `AioRpcError`'s: `code()`,
+    `details()`)."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, reason: str = "") -> None:
+        super().__init__(f"{code.name}: {message}")
+        self._code = code
+        self._message = message
+        self.reason = reason
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._message
+
+
+class _Outgoing:
+    """A move waiting to be sent, and how it went once answered."""
+
+    __slots__ = ("answered", "command", "turn")
+
+    def __init__(self, turn: BotTurn, command: game_pb2.SeatCommand) -> None:
+        self.turn = turn
+        self.command = command
+        self.answered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def answer(self, error: BaseException | None) -> None:
+        if self.answered.done():  # its turn was cancelled meanwhile
+            return
+        if error is None:
+            self.answered.set_result(None)
+        else:
+            self.answered.set_exception(error)
+
+
+async def play_bot_turn(client: GameClient, turn: BotTurn, min_think_s: float = 0.0) -> bool:
     """Decide and submit the turn; False when there was nothing (left) to do.
 
     `min_think_s` makes the bot take at least that long per move (bots that answer instantly
-    feel odd to people; operators set it with VERRATER_BOT_MIN_THINK_MS). With `submitting`,
-    the move is submitted while holding it: turns sharing it decide together but reach the
-    game one after another.
+    feel odd to people; operators set it with VERRATER_BOT_MIN_THINK_MS). Raises the call's
+    `AioRpcError`, or the move's `CommandRefused`, when it cannot go on.
     """
     try:  # before any call: a turn whose view does not decode costs the game service nothing
         message = view_pb2.PlayerView.FromString(turn.view) if turn.view else None
@@ -333,9 +467,8 @@ async def play_bot_turn(
         else:
             choice = policy.choose(view, ruleset, rng)
         try:
-            async with submitting or contextlib.nullcontext():
-                await client.submit(turn, message, command_to_proto(choice.command))
-        except grpc.aio.AioRpcError as error:
+            await client.submit(turn, message, command_to_proto(choice.command))
+        except (grpc.aio.AioRpcError, CommandRefused) as error:
             if error.code() is grpc.StatusCode.ABORTED:
                 message = None  # someone else moved first, or the view was stale: read again
                 continue

@@ -5,16 +5,16 @@ Two tasks:
   and `verrater.v1.Ruleset` in, a serialized `verrater.v1.Command` and a reason out. Anyone with
   access to the broker may use it for their own bots (its result goes to the result backend).
 - `verrater.bot_turns(turns=[...])`: play bot seats' turns through the game API
-  (`services.ai.turns`), each usually with one `SubmitCommand` (the announcing replica put the
-  view in the turn). A game replica sends the turns announced while its previous publish ran
-  in one message (up to `TURNS_PER_TASK`), and the worker plays them at once on its event loop
-  (`play_turns`: they decide together and submit one after another):
-  under load, one message, one acknowledgement and one trip through the pool carry many bot
-  moves. No result is stored. Acknowledged only after every turn in it ran (`acks_late`), so a
-  worker that dies mid-task has the task redelivered (on RabbitMQ as soon as its connection
-  drops); the command ids make the redelivery harmless. A game service that cannot be reached
-  is retried with backoff, per turn. `verrater.bot_turn(...)` plays one turn (the message of
-  earlier releases, still served).
+  (`services.ai.turns`); the announcing replica put each seat's view in its turn. A game
+  replica sends the turns announced while its previous publish ran in one message (up to
+  `TURNS_PER_TASK`), and the worker plays them at once on its event loop (`play_turns`: they
+  decide together and their moves go back in one `SubmitCommands` call, which the replica
+  takes one after another): under load, one message, one acknowledgement, one trip through
+  the pool and one call carry many bot moves. No result is stored. Acknowledged only after
+  every turn in it ran (`acks_late`), so a worker that dies mid-task has the task redelivered
+  (on RabbitMQ as soon as its connection drops); the command ids make the redelivery
+  harmless. A game service that cannot be reached is retried with backoff, per turn.
+  `verrater.bot_turn(...)` plays one turn (the message of earlier releases, still served).
 
 Each worker process (Celery's prefork pool forks them) makes its own event loop and gRPC channel
 after the fork, on `worker_process_init`, and keeps them for its life: a channel made before a
@@ -43,7 +43,7 @@ from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
 from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
 
 from .levels import policy_for_level, searches
-from .turns import BotTurn, GameClient, play_bot_turn
+from .turns import BotTurn, CommandRefused, GameClient, play_bot_turn
 
 log = logging.getLogger("verrater.ai.worker")
 _T = TypeVar("_T")
@@ -221,15 +221,16 @@ class TurnPublisher:
 async def play_turns(client: GameClient, turns: list[BotTurn], min_think_s: float) -> int:
     """Play one message's `turns` (each patiently); how many bots moved.
 
-    The bots decide (and think, and wait out a retry's backoff) at once, but submit their moves
-    one after another. They all go to the replica that announced them, and a burst of moves
-    arriving together queued people's commands behind it: under load, a person's SubmitCommand
-    took about 10 ms longer at the median, for no more bot moves a second (docs/BENCHMARKS.md).
-    A turn that fails, or waits to retry, does not hold up the others.
+    The bots decide (and think, and wait out a retry's backoff) at once, and the moves decided
+    together go to the replica that announced them in one SubmitCommands call
+    (`GameClient.submit`). The replica takes them one after another, each awaiting its append
+    before the next, so people's commands interleave with them: a burst of separate calls
+    arriving together had queued people's commands behind it (a person's SubmitCommand took
+    about 10 ms longer at the median; docs/BENCHMARKS.md). A turn that fails, or waits to
+    retry, does not hold up the others.
     """
-    submitting = asyncio.Lock()
     moved = await asyncio.gather(
-        *(_play_patiently(client, turn, min_think_s, submitting) for turn in turns),
+        *(_play_patiently(client, turn, min_think_s) for turn in turns),
         return_exceptions=True,
     )
     for turn, outcome in zip(turns, moved, strict=True):
@@ -238,17 +239,12 @@ async def play_turns(client: GameClient, turns: list[BotTurn], min_think_s: floa
     return sum(1 for outcome in moved if outcome is True)
 
 
-async def _play_patiently(
-    client: GameClient,
-    turn: BotTurn,
-    min_think_s: float,
-    submitting: asyncio.Lock | None = None,
-) -> bool:
+async def _play_patiently(client: GameClient, turn: BotTurn, min_think_s: float) -> bool:
     """`play_bot_turn`, retried with backoff while the game service cannot be reached."""
     for delay in (*RETRY_DELAYS_S, None):
         try:
-            return await play_bot_turn(client, turn, min_think_s, submitting)
-        except grpc.aio.AioRpcError as error:
+            return await play_bot_turn(client, turn, min_think_s)
+        except (grpc.aio.AioRpcError, CommandRefused) as error:
             if error.code() not in _RETRIED or delay is None:
                 log.warning(
                     "bot turn %s failed: %s: %s", turn.command_id, error.code(), error.details()

@@ -7,17 +7,20 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+from typing import Any
 
+import pytest
 import redis
 
 from services.ai.dispatch import CeleryLauncher
 from services.ai.turns import BotTurn, GameClient, command_id
 from services.ai.worker import TurnPublisher, make_app, play_turns
-from services.api.verrater.v1 import view_pb2
+from services.api.verrater.v1 import game_pb2_grpc, view_pb2
 from services.bootstrap import worker_settings
-from services.codec import decode_record
+from services.codec import decode_record, ruleset_to_proto, view_to_proto
 from services.config import Config
-from services.engine import deciding_seat
+from services.engine import deciding_seat, view
+from services.game.server import GameServicer
 from services.rpc import TokenIssuer
 from tests.bots.test_bot_seats import SECRET, celery_worker, sandbox_game, stack
 
@@ -167,14 +170,15 @@ async def test_a_lone_games_bots_moving_one_after_another_never_wait_for_the_gap
 
 
 class _WatchedClient(GameClient):
-    """The workers' game client, noting what it asks of the game service: how many moves are
-    being submitted at once (the most ever), and how many views had come back when the first
-    move was submitted."""
+    """The workers' game client, noting what it asks of the game service: the moves of each
+    SubmitCommands call, how many such calls were under way at once (the most ever), and how
+    many views had come back when the first move was sent."""
 
     def __init__(self, address: str) -> None:
         super().__init__(address, TokenIssuer(SECRET))
-        self.submitting = 0
-        self.most_submitting = 0
+        self.calls: list[int] = []
+        self.calls_at_once = 0
+        self.most_calls_at_once = 0
         self.views_read = 0
         self.views_read_at_first_move: int | None = None
 
@@ -183,23 +187,39 @@ class _WatchedClient(GameClient):
         self.views_read += 1
         return seen
 
-    async def submit(self, turn: BotTurn, view: view_pb2.PlayerView, command: object) -> None:
+    async def _answer_together(self, moves: list[Any]) -> None:
         if self.views_read_at_first_move is None:
             self.views_read_at_first_move = self.views_read
-        self.submitting += 1
-        self.most_submitting = max(self.most_submitting, self.submitting)
+        self.calls.append(len(moves))
+        self.calls_at_once += 1
+        self.most_calls_at_once = max(self.most_calls_at_once, self.calls_at_once)
         try:
-            await super().submit(turn, view, command)
+            await super()._answer_together(moves)
         finally:
-            self.submitting -= 1
+            self.calls_at_once -= 1
 
 
-async def test_a_messages_bots_decide_together_and_their_moves_reach_the_game_one_at_a_time() -> (
+async def _announced(s: Any, game_id: str, seat: int, version: int) -> BotTurn:
+    """The turn as the announcing replica sends it: with the seat's view and the ruleset."""
+    assert s.backend.game is not None
+    state = await s.backend.game.state(game_id)
+    assert state.version == version
+    return BotTurn(
+        game_id,
+        seat,
+        version,
+        "normal",
+        view=view_to_proto(view(state, seat), game_id).SerializeToString(),
+        ruleset=ruleset_to_proto(state.rules).SerializeToString(),
+    )
+
+
+async def test_a_messages_bots_think_together_and_their_moves_reach_the_game_a_call_at_a_time() -> (
     None
 ):
-    """All of a message's moves go to the replica that announced them: sent at once, they
-    would arrive as a burst that people's commands queue behind. So the bots think together
-    (a second each, here), but submit one after another; every one of them moves."""
+    """The bots of a message think together (a second each, here), but their moves reach the
+    replica one call after another (moves decided while a call is under way go in the next):
+    a burst of calls arriving together queued people's commands behind it. Every bot moves."""
     async with stack(None) as s:
         games = [await sandbox_game(s) for _ in range(5)]
         turns = [BotTurn(game, seat, version, "normal") for game, seat, version in games]
@@ -209,8 +229,51 @@ async def test_a_messages_bots_decide_together_and_their_moves_reach_the_game_on
         finally:
             await client.close()
         assert moved == len(turns)
-        assert client.most_submitting == 1
+        assert client.most_calls_at_once == 1
+        assert sum(client.calls) == len(turns)
         assert client.views_read_at_first_move == len(turns), "the bots thought together"
         assert s.backend.game is not None
         for game_id, _, version in games:
             assert await s.backend.game.store.version(game_id) == version + 1
+
+
+async def test_the_moves_of_turns_announced_with_their_views_go_in_one_call() -> None:
+    """Turns as a replica announces them carry the seats' views: their bots decide at once,
+    and all their moves go to the replica in one SubmitCommands call, which it takes one after
+    another: one call, not one per move, on the worker and on the replica."""
+    async with stack(None) as s:
+        turns = [await _announced(s, *await sandbox_game(s)) for _ in range(5)]
+        client = _WatchedClient(s.address)
+        try:
+            moved = await play_turns(client, turns, min_think_s=0.0)
+        finally:
+            await client.close()
+        assert moved == len(turns)
+        assert client.calls == [len(turns)]
+        assert client.views_read == 0
+        assert s.backend.game is not None
+        for turn in turns:
+            assert await s.backend.game.store.version(turn.game_id) == turn.version + 1
+
+
+async def test_a_game_service_without_submit_commands_gets_one_call_per_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Workers of this release beside game replicas of an earlier one (a rolling upgrade): the
+    replica answers UNIMPLEMENTED, and the moves go one by one in SubmitCommand calls."""
+    monkeypatch.setattr(
+        GameServicer, "SubmitCommands", game_pb2_grpc.GameServiceServicer.SubmitCommands
+    )
+    async with stack(None) as s:
+        turns = [await _announced(s, *await sandbox_game(s)) for _ in range(3)]
+        client = _WatchedClient(s.address)
+        try:
+            assert await play_turns(client, turns, min_think_s=0.0) == len(turns)
+            later = [await _announced(s, *await sandbox_game(s)) for _ in range(2)]
+            assert await play_turns(client, later, min_think_s=0.0) == len(later)
+        finally:
+            await client.close()
+        assert client.calls == [len(turns)], "after UNIMPLEMENTED, no more SubmitCommands calls"
+        assert s.backend.game is not None
+        for turn in [*turns, *later]:
+            assert await s.backend.game.store.version(turn.game_id) == turn.version + 1

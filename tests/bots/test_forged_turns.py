@@ -11,7 +11,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from services.ai.turns import BotTurn, GameClient, play_bot_turn
+from services.ai.turns import BotTurn, CommandRefused, GameClient, play_bot_turn
 from services.bench.common import free_port
 from services.rpc import TokenIssuer
 from tests.bots.test_bot_seats import SECRET, game_of_four_people, sandbox_game, stack
@@ -32,7 +32,7 @@ async def test_a_forged_turn_for_a_persons_seat_is_refused_and_changes_nothing(
         game_id, seat, version = await game_of_four_people(s)  # no turn timer
         client = GameClient(s.address, TokenIssuer(SECRET))
         try:
-            with pytest.raises(grpc.aio.AioRpcError) as refused:
+            with pytest.raises(CommandRefused) as refused:  # its move, in SubmitCommands
                 await play_bot_turn(client, BotTurn(game_id, seat, version, "normal", stand_in))
             # A turn for a seat the services may play goes through on the same client.
             assert await play_bot_turn(client, BotTurn(*await sandbox_game(s), "normal"))

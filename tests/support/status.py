@@ -6,9 +6,14 @@ import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from services.ai.turns import CommandRefused
 
-def reason_of(error: grpc.aio.AioRpcError) -> str:
-    """The reason (`ErrorInfo`, domain `verrater.v1`) a call was refused with."""
+
+def reason_of(error: grpc.aio.AioRpcError | CommandRefused) -> str:
+    """The reason (`ErrorInfo`, domain `verrater.v1`) a call, or one command of a
+    SubmitCommands call, was refused with."""
+    if isinstance(error, CommandRefused):
+        return error.reason
     status = rpc_status.from_call(error)  # type: ignore[arg-type]
     assert status is not None
     info = error_details_pb2.ErrorInfo()
