@@ -9,6 +9,7 @@ each with its stable reason. A refused request changes nothing.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 
@@ -63,6 +64,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         holds for a client that does not read."""
         self.app = app
         self._tokens = tokens
+        # SubmitCommands calls take their commands one at a time between them (see there).
+        self._one_at_a_time = asyncio.Lock()
         # The interceptor limits calls; a Play stream's decisions are limited one by one.
         self._limiter = limiter
         self._stream_backlog = stream_backlog
@@ -123,7 +126,13 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         self, request: game_pb2.SubmitCommandsRequest, context: Context
     ) -> game_pb2.SubmitCommandsResponse:
         """Several decisions, each for the seat its own token names, taken in order and each
-        answered (services/game/play.py's `decide`, as on a Play stream)."""
+        answered (services/game/play.py's `decide`, as on a Play stream).
+
+        The replica takes the commands of all SubmitCommands calls one at a time (workers send
+        bots' moves this way): each command's append is awaited before the next starts, so a
+        person's SubmitCommand waits behind one such command at most, not behind every call
+        the workers have under way. Measured at full load, this cut a person's p99 by a third
+        for a tenth fewer commands a second (docs/BENCHMARKS.md)."""
         authenticated()
         count = len(request.commands)
         if not 0 < count <= MAX_COMMANDS_PER_CALL:
@@ -135,7 +144,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             )
         response = game_pb2.SubmitCommandsResponse()
         for entry in request.commands:
-            answer = await self._one_of_many(entry)
+            async with self._one_at_a_time:
+                answer = await self._one_of_many(entry)
             response.results.append(messages.command_result(answer))
             del answer
         return response

@@ -7,6 +7,9 @@ request wrong as a whole (no commands, too many, no valid token on the call) fai
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import grpc
 import pytest
 from grpc import aio
@@ -150,3 +153,52 @@ async def test_each_of_a_persons_commands_counts_against_their_command_rate() ->
     finally:
         await channel.close()
         await backend.stop(None)
+
+
+async def test_the_commands_of_concurrent_calls_are_taken_one_at_a_time_and_people_go_between(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two SubmitCommands calls at once (two workers' bot moves): the replica takes their
+    commands one at a time, so a person's SubmitCommand waits behind one of them at most; it
+    does not wait for the calls to end."""
+    async with running_server(InMemoryEventStore()) as (backend, client):
+        assert backend.game is not None
+        app = backend.game
+        taking: list[str] = []
+        most = {"batched": 0, "all": 0}
+        submit = app.submit
+
+        async def slow_submit(game_id: str, seat: int, command: Any, **more: Any) -> Any:
+            taking.append(more["command_id"])
+            batched = sum(1 for taken in taking if taken.startswith("batch"))
+            most["batched"] = max(most["batched"], batched)
+            most["all"] = max(most["all"], len(taking))
+            try:
+                await asyncio.sleep(0.05)
+                return await submit(game_id, seat, command, **more)
+            finally:
+                taking.remove(more["command_id"])
+
+        monkeypatch.setattr(app, "submit", slow_submit)
+        games = [await client.create_game(4) for _ in range(3)]
+        turns = [await _turn(client, game_id) for game_id in games]
+
+        def stale(game: int, n: int) -> game_pb2.SeatCommand:
+            seat, version, good = turns[game]
+            token = _seat_token(client, games[game], seat)
+            return _entry(token, games[game], good, version - 1, f"batch-{game}-{n}")
+
+        calls = [
+            client.stub.SubmitCommands(
+                game_pb2.SubmitCommandsRequest(commands=[stale(game, n) for n in range(3)]),
+                metadata=client.spectator_metadata(),
+            )
+            for game in (0, 1)
+        ]
+        seat, version, good = turns[2]
+        person = client.submit(games[2], seat, good, version, command_id="person")
+        answers = await asyncio.gather(*calls, person)
+        assert [len(answer.results) for answer in answers[:2]] == [3, 3]
+        assert answers[2].version > version
+        assert most["batched"] == 1, "no two commands of SubmitCommands calls at once"
+        assert most["all"] == 2, "the person's command went between them"
