@@ -35,7 +35,7 @@ class Refused:
 @dataclass(slots=True)
 class Answer:
     """What came back: the responses, and the refusals (the call's own status when it ended
-    with one, and each refused decision of a Play stream)."""
+    with one, and each refused decision of a Play stream or a SubmitCommands call)."""
 
     responses: list[bytes] = field(default_factory=list)
     #: The call's status; None when it was still open after the wait (and was cancelled), or
@@ -43,7 +43,8 @@ class Answer:
     status: grpc.StatusCode | None = None
     refusal: Refused | None = None
     decisions_refused: list[Refused] = field(default_factory=list)
-    #: Play streams: decisions applied (an accepted request may change the game).
+    #: Play streams and SubmitCommands: decisions applied (an accepted request may change the
+    #: game).
     decisions_applied: int = 0
     #: The server ended the stream while this client was writing to it. gRPC's Python client
     #: then replaces the server's status with its own INTERNAL ("Internal error from Core"),
@@ -95,6 +96,10 @@ async def send(
         except grpc.aio.AioRpcError as error:
             answer.status = error.code()
             answer.refusal = _refused_from(error)
+        if method.path == SUBMIT_COMMANDS_PATH:
+            for raw in answer.responses:
+                for result in game_pb2.SubmitCommandsResponse.FromString(raw).results:
+                    _count_result(answer, result)
         return answer
     stream: Any
     if method.client_streaming:
@@ -161,21 +166,27 @@ async def _until_quiet(
         wait = quiet_s
 
 
-PLAY_PATH = "/" + game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name + "/Play"
+_GAME_SERVICE = "/" + game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+PLAY_PATH = _GAME_SERVICE + "/Play"
+SUBMIT_COMMANDS_PATH = _GAME_SERVICE + "/SubmitCommands"
 
 
 def _read_play(answer: Answer) -> None:
     for raw in answer.responses:
         response = game_pb2.PlayResponse.FromString(raw)
-        if not response.HasField("result"):
-            continue
-        if response.result.HasField("applied"):
-            answer.decisions_applied += 1
-            continue
-        refused = response.result.refused
-        answer.decisions_refused.append(
-            Refused(_status_code(refused.code), refused.reason, DOMAIN, refused.message)
-        )
+        if response.HasField("result"):
+            _count_result(answer, response.result)
+
+
+def _count_result(answer: Answer, result: game_pb2.CommandResult) -> None:
+    """One decision's answer (on a Play stream, or in a SubmitCommands response)."""
+    if result.HasField("applied"):
+        answer.decisions_applied += 1
+        return
+    refused = result.refused
+    answer.decisions_refused.append(
+        Refused(_status_code(refused.code), refused.reason, DOMAIN, refused.message)
+    )
 
 
 _CODES = {code.value[0]: code for code in grpc.StatusCode}

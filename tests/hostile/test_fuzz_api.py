@@ -92,7 +92,7 @@ TWISTS = (
 @FUZZ
 @given(
     twist=st.sampled_from(TWISTS),
-    method=st.sampled_from(("SubmitCommand", "Play")),
+    method=st.sampled_from(("SubmitCommand", "Play", "SubmitCommands")),
     pick=st.integers(0, 2**16),
     off_by=st.integers(1, 1000),
 )
@@ -100,7 +100,8 @@ def test_a_legal_move_from_the_wrong_caller_or_at_the_wrong_time_changes_nothing
     arena: Arena, twist: str, method: str, pick: int, off_by: int
 ) -> None:
     """The move the game awaits, sent with one thing wrong (another seat's token, a stale
-    version, a command id used before...), over SubmitCommand or Play. The honest ones move the
+    version, a command id used before...), over SubmitCommand, Play or SubmitCommands (the
+    token in the command, the call made with the player's own token). The honest ones move the
     game on, so the others meet it in every phase. (What is drawn does not depend on the game,
     which moves between examples: `pick` chooses among what the game allows now.)"""
     turn = arena.turn(GAME)
@@ -137,13 +138,18 @@ def test_a_legal_move_from_the_wrong_caller_or_at_the_wrong_time_changes_nothing
         request.turn_timer_expired = True
     elif twist == "expired":
         token = issuer.mint(players[seat], game_id=GAME, seat=seat, ttl_seconds=-5)
+    caller = token
     if method == "Play":
         opening = game_pb2.PlayRequest(open=game_pb2.PlayOpen(game_id=GAME, from_version=version))
         requests = (opening, game_pb2.PlayRequest(command=request))
+    elif method == "SubmitCommands":
+        entry = game_pb2.SeatCommand(token=token, command=request)
+        requests = (game_pb2.SubmitCommandsRequest(commands=[entry]),)  # type: ignore[assignment]
+        caller = issuer.mint(players[seat])
     else:
         requests = (request,)  # type: ignore[assignment]
     call = HostileCall(
-        BY_NAME[method], (("authorization", f"Bearer {token}"),),
+        BY_NAME[method], (("authorization", f"Bearer {caller}"),),
         tuple(message.SerializeToString() for message in requests),
     )  # fmt: skip
     event(f"{twist} over {method}")
@@ -151,7 +157,7 @@ def test_a_legal_move_from_the_wrong_caller_or_at_the_wrong_time_changes_nothing
         arena.check_unchanged(call)
         return
     answer = arena.check(call)
-    applied = answer.decisions_applied if method == "Play" else len(answer.responses)
+    applied = answer.decisions_applied if method != "SubmitCommand" else len(answer.responses)
     assert applied == 1, f"the honest move was not applied: {answer}"
     used.append(request.command_id)
 
