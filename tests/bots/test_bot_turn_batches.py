@@ -20,6 +20,7 @@ from services.bootstrap import worker_settings
 from services.codec import decode_record, ruleset_to_proto, view_to_proto
 from services.config import Config
 from services.engine import deciding_seat, view
+from services.errors import Reason, ServiceError
 from services.game.server import GameServicer
 from services.rpc import TokenIssuer
 from tests.bots.test_bot_seats import SECRET, celery_worker, sandbox_game, stack
@@ -277,3 +278,33 @@ async def test_a_game_service_without_submit_commands_gets_one_call_per_move(
         assert s.backend.game is not None
         for turn in [*turns, *later]:
             assert await s.backend.game.store.version(turn.game_id) == turn.version + 1
+
+
+async def test_a_move_the_replica_could_not_store_is_retried_until_it_can(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The replica answers one move of a SubmitCommands call UNAVAILABLE (its store is away):
+    the others are applied, and that bot tries again after a backoff, and moves."""
+    async with stack(None) as s:
+        turns = [await _announced(s, *await sandbox_game(s)) for _ in range(3)]
+        assert s.backend.game is not None
+        app = s.backend.game
+        submit = app.submit
+        refused: list[str] = []
+
+        async def store_away_once(game_id: str, seat: int, command: Any, **more: Any) -> Any:
+            if game_id == turns[1].game_id and not refused:
+                refused.append(more["command_id"])
+                raise ServiceError(Reason.STORE_UNAVAILABLE, "the event store is unavailable")
+            return await submit(game_id, seat, command, **more)
+
+        monkeypatch.setattr(app, "submit", store_away_once)
+        client = _WatchedClient(s.address)
+        try:
+            assert await play_turns(client, turns, min_think_s=0.0) == len(turns)
+        finally:
+            await client.close()
+        assert refused == [turns[1].command_id]
+        assert client.calls == [3, 1], "the refused move went again, alone"
+        for turn in turns:
+            assert await app.store.version(turn.game_id) == turn.version + 1
