@@ -29,7 +29,7 @@ from grpc import aio
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc, ruleset_pb2, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
 from services.engine import Ruleset
-from services.rpc import Role, TokenIssuer, bearer
+from services.rpc import Role, TokenIssuer, bearer, status_code
 
 from .ismcts import IsmctsPolicy
 from .levels import policy_for_level
@@ -361,7 +361,7 @@ class GameClient:
                 move.answer(CommandRefused(grpc.StatusCode.INTERNAL, "no answer for this move"))
             elif answer.results[index].HasField("refused"):
                 refused = answer.results[index].refused
-                code = _CODES.get(refused.code, grpc.StatusCode.UNKNOWN)
+                code = status_code(refused.code)
                 move.answer(CommandRefused(code, refused.message, refused.reason))
             else:
                 move.answer(None)
@@ -396,7 +396,6 @@ class GameClient:
 
 #: Moves one SubmitCommands call carries at most (the game service takes up to 64).
 MOVES_PER_CALL = 64
-_CODES = {code.value[0]: code for code in grpc.StatusCode}
 
 
 class CommandRefused(Exception):

@@ -16,7 +16,7 @@ from grpc import aio
 from grpc_status import rpc_status
 
 from services.api.verrater.v1 import game_pb2
-from services.rpc import DOMAIN
+from services.rpc import DOMAIN, status_code
 
 from .hostile import HostileCall
 
@@ -185,13 +185,5 @@ def _count_result(answer: Answer, result: game_pb2.CommandResult) -> None:
         return
     refused = result.refused
     answer.decisions_refused.append(
-        Refused(_status_code(refused.code), refused.reason, DOMAIN, refused.message)
+        Refused(status_code(refused.code), refused.reason, DOMAIN, refused.message)
     )
-
-
-_CODES = {code.value[0]: code for code in grpc.StatusCode}
-
-
-def _status_code(number: int) -> grpc.StatusCode:
-    """The status code of its number (a number gRPC does not have reads as UNKNOWN)."""
-    return _CODES.get(number, grpc.StatusCode.UNKNOWN)

@@ -22,7 +22,7 @@ from .interceptor import (
 )
 from .limits import RateLimit, RateLimiter, StreamQuota
 from .peers import TrustedProxies, peer_address
-from .status import DOMAIN, STATUS_CODES, Refusal, classified, refusal, relayed
+from .status import DOMAIN, STATUS_CODES, Refusal, classified, refusal, relayed, status_code
 from .tokens import (
     DEFAULT_TOKEN_TTL_SECONDS,
     DEVELOPMENT_SECRET,
@@ -71,4 +71,5 @@ __all__ = [
     "refusal",
     "relayed",
     "send_headers",
+    "status_code",
 ]

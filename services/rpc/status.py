@@ -120,6 +120,15 @@ class Refusal:
         return status
 
 
+_BY_NUMBER = {code.value[0]: code for code in grpc.StatusCode}
+
+
+def status_code(number: int) -> grpc.StatusCode:
+    """The status code of its number, as a CommandRefused carries it (a number gRPC does not
+    have reads as UNKNOWN)."""
+    return _BY_NUMBER.get(number, grpc.StatusCode.UNKNOWN)
+
+
 def refusal(error: BaseException) -> Refusal:
     """The refusal an exception raised while serving a request stands for; a fault of ours
     (anything unclassified) is logged with its traceback and answered INTERNAL."""
