@@ -178,6 +178,32 @@ class PlaySession:
         return await decide(self._app, self._game_id, self._seat, submission, self._admit)
 
 
+async def apply(
+    app: GameApplication,
+    game_id: str,
+    seat: int,
+    submission: Submission,
+    admit: Callable[[], None] | None = None,
+) -> CommandResult:
+    """Apply one decoded decision for `seat` (SubmitCommand's, a Play stream's, or one of a
+    SubmitCommands call's); raises its refusal, `admit()`'s included."""
+    if submission.refusal is not None:
+        raise submission.refusal
+    if submission.command is None:
+        raise ServiceError(Reason.MISSING_FIELD, "the decision carries no command", field="command")
+    if admit is not None:
+        admit()
+    return await app.submit(
+        game_id,
+        seat,
+        submission.command,
+        expected_version=submission.expected_version,
+        command_id=submission.command_id,
+        turn_timer_expired=submission.turn_timer_expired,
+        by_service=submission.by_service,
+    )
+
+
 async def decide(
     app: GameApplication,
     game_id: str,
@@ -185,27 +211,11 @@ async def decide(
     submission: Submission,
     admit: Callable[[], None] | None = None,
 ) -> Answer:
-    """Apply one decoded decision for `seat` (a Play stream's, or one of a SubmitCommands
-    call's): every refusal, `admit()`'s included, answers it instead of being raised."""
+    """`apply`, where every refusal answers the decision instead of being raised (a Play
+    stream's decisions, and each of a SubmitCommands call's)."""
     started = time.perf_counter()
     try:
-        if submission.refusal is not None:
-            raise submission.refusal
-        if submission.command is None:
-            raise ServiceError(
-                Reason.MISSING_FIELD, "the decision carries no command", field="command"
-            )
-        if admit is not None:
-            admit()
-        result = await app.submit(
-            game_id,
-            seat,
-            submission.command,
-            expected_version=submission.expected_version,
-            command_id=submission.command_id,
-            turn_timer_expired=submission.turn_timer_expired,
-            by_service=submission.by_service,
-        )
+        result = await apply(app, game_id, seat, submission, admit)
     except Exception as refusal:  # every refusal answers this decision; the others go on
         return Answer(submission, None, refusal, time.perf_counter() - started)
     return Answer(submission, result, None, time.perf_counter() - started)

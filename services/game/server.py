@@ -37,7 +37,7 @@ from services.rpc import (
 )
 
 from . import messages
-from .play import DEFAULT_MAX_PENDING, Answer, PlaySession, Submission, decide
+from .play import DEFAULT_MAX_PENDING, Answer, PlaySession, Submission, apply, decide
 from .service import GameApplication
 from .values import NewGame
 
@@ -93,18 +93,7 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 game_id=game_id, seat=seat, command_id=request.command_id[: messages.MAX_COMMAND_ID]
             )
             submission = messages.submission(request, identity, seat)
-            if submission.refusal is not None:
-                raise submission.refusal
-            assert submission.command is not None
-            result = await self.app.submit(
-                game_id,
-                seat,
-                submission.command,
-                expected_version=submission.expected_version,
-                command_id=submission.command_id,
-                turn_timer_expired=submission.turn_timer_expired,
-                by_service=submission.by_service,
-            )
+            result = await apply(self.app, game_id, seat, submission)
         except Exception as error:
             messages.count_command(kind, messages.outcome(error), started)
             raise
