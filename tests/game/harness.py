@@ -74,11 +74,12 @@ class Client:
 
 @asynccontextmanager
 async def running_server(
-    store: EventStore, clock: Callable[[], float] = time.time
+    store: EventStore, clock: Callable[[], float] = time.time, *, command_rate: float = 0
 ) -> AsyncIterator[tuple[Backend, Client]]:
     """A game server on a free loopback port and a client connected to it; `clock` is the
-    wall clock its tokens expire by."""
-    config = Config(bind="127.0.0.1:0", token_secret=SECRET, bots="off", command_rate=0)
+    wall clock its tokens expire by, `command_rate` each player's commands a second (0: no
+    limit)."""
+    config = Config(bind="127.0.0.1:0", token_secret=SECRET, bots="off", command_rate=command_rate)
     issuer = config.issuer
     server = await start_backend(config, frozenset({"game"}), event_store=store, clock=clock)
     channel = aio.insecure_channel(f"127.0.0.1:{server.port}")

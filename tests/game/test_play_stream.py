@@ -18,13 +18,11 @@ import pytest
 from grpc import aio
 
 from services.api.verrater.v1 import commands_pb2, errors_pb2, events_pb2, game_pb2, view_pb2
-from services.bootstrap import start_backend
 from services.codec import decode_record
-from services.config import Config
 from services.engine import fold
 from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
 from services.rpc import Role, bearer
-from tests.game.harness import SECRET, Client, assert_only_own_secrets, running_server
+from tests.game.harness import Client, assert_only_own_secrets, running_server
 
 ABORTED = grpc.StatusCode.ABORTED.value[0]
 FAILED_PRECONDITION = grpc.StatusCode.FAILED_PRECONDITION.value[0]
@@ -284,14 +282,8 @@ async def test_a_stream_ends_when_its_token_expires_though_nothing_flows(
 
 
 async def test_a_play_streams_commands_count_against_the_players_command_rate() -> None:
-    config = Config(bind="127.0.0.1:0", token_secret=SECRET, bots="off", command_rate=1)
     store = InMemoryEventStore()
-    backend = await start_backend(config, frozenset({"game"}), event_store=store)
-    channel = aio.insecure_channel(f"127.0.0.1:{backend.port}")
-    try:
-        from services.api.verrater.v1 import game_pb2_grpc
-
-        client = Client(channel, game_pb2_grpc.GameServiceStub(channel), config.issuer)
+    async with running_server(store, command_rate=1) as (_, client):
         game_id = await client.create_game(4)
         seat = (await client.view(game_id, None)).turn.seats[0]
         call = client.stub.Play(metadata=client.seat_metadata(game_id, seat))
@@ -306,9 +298,6 @@ async def test_a_play_streams_commands_count_against_the_players_command_rate() 
         assert "too many command requests" in codes[-1].message
         assert await store.read(game_id) == before
         call.cancel()
-    finally:
-        await channel.close()
-        await backend.stop(None)
 
 
 async def test_a_services_command_for_a_persons_seat_is_refused_on_the_stream(

@@ -12,15 +12,12 @@ from typing import Any
 
 import grpc
 import pytest
-from grpc import aio
 
-from services.api.verrater.v1 import commands_pb2, game_pb2, game_pb2_grpc
-from services.bootstrap import start_backend
-from services.config import Config
+from services.api.verrater.v1 import commands_pb2, game_pb2
 from services.eventstore import EventStore, InMemoryEventStore
 from services.game.server import MAX_COMMANDS_PER_CALL
 from services.rpc import bearer
-from tests.game.harness import SECRET, Client, running_server
+from tests.game.harness import Client, running_server
 
 ABORTED = grpc.StatusCode.ABORTED.value[0]
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT.value[0]
@@ -131,12 +128,8 @@ async def test_a_call_without_commands_or_with_too_many_changes_nothing(store: E
 
 async def test_each_of_a_persons_commands_counts_against_their_command_rate() -> None:
     """A call of many commands is not a way around the per-player rate limit."""
-    config = Config(bind="127.0.0.1:0", token_secret=SECRET, bots="off", command_rate=1)
     store = InMemoryEventStore()
-    backend = await start_backend(config, frozenset({"game"}), event_store=store)
-    channel = aio.insecure_channel(f"127.0.0.1:{backend.port}")
-    try:
-        client = Client(channel, game_pb2_grpc.GameServiceStub(channel), config.issuer)
+    async with running_server(store, command_rate=1) as (_, client):
         game_id = await client.create_game(4)
         seat, version, good = await _turn(client, game_id)
         token = _seat_token(client, game_id, seat)
@@ -150,9 +143,6 @@ async def test_each_of_a_persons_commands_counts_against_their_command_rate() ->
         assert codes == [ABORTED, ABORTED, RESOURCE_EXHAUSTED, RESOURCE_EXHAUSTED]
         assert "too many command requests" in answer.results[-1].refused.message
         assert await store.read(game_id) == before
-    finally:
-        await channel.close()
-        await backend.stop(None)
 
 
 async def test_the_commands_of_concurrent_calls_are_taken_one_at_a_time_and_people_go_between(
