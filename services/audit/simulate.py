@@ -135,16 +135,19 @@ async def _follow_to_the_end(
     while True:
         updates = game.Watch(
             game_pb2.WatchRequest(
-                game_id=game_id, from_version=version, mode=game_pb2.WATCH_MODE_EVENTS
+                game_id=game_id,
+                from_version=version,
+                mode=game_pb2.WATCH_MODE_EVENTS,
+                grouped=True,
             ),
             metadata=metadata,
         )
         try:
             async for response in updates:
-                update = response.update
-                version = update.version
-                if update.event.WhichOneof("event") == "game_ended":
-                    return
+                for update in response.updates:
+                    version = update.version
+                    if update.event.WhichOneof("event") == "game_ended":
+                        return
         except aio.AioRpcError as error:
             if error.code() is not grpc.StatusCode.UNAVAILABLE:
                 raise

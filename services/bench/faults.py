@@ -219,18 +219,22 @@ async def _follow(
     rng = run.rng
     updates = game.Watch(
         game_pb2.WatchRequest(
-            game_id=run.game_id, from_version=run.position, mode=game_pb2.WATCH_MODE_EVENTS
+            game_id=run.game_id,
+            from_version=run.position,
+            mode=game_pb2.WATCH_MODE_EVENTS,
+            grouped=True,
         ),
         metadata=token,
     )
-    async for response in updates:
-        update = response.update
-        shown = run.seen.setdefault(update.version, set())
-        key = _event_key(update.event)
-        if key not in shown:  # news (a replay after a reconnect is not)
-            run.progressed()
-            shown.add(key)
-        run.position = update.version
+    async for response in updates:  # one response per batch appended together
+        for update in response.updates:
+            shown = run.seen.setdefault(update.version, set())
+            key = _event_key(update.event)
+            if key not in shown:  # news (a replay after a reconnect is not)
+                run.progressed()
+                shown.add(key)
+            run.position = update.version
+        update = response.updates[-1]
         if not update.HasField("view"):
             continue
         view = update.view

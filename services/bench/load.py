@@ -119,16 +119,17 @@ async def _one_game(
     )
     bot_waiting_since: float | None = None
     updates = game.Watch(
-        game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_EVENTS),
+        game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_EVENTS, grouped=True),
         metadata=token,
     )
-    async for response in updates:
-        update = response.update
-        if bot_waiting_since is not None and update.event.WhichOneof("event") in _DECISIONS:
-            tally.bot_move_ms.append((time.perf_counter() - bot_waiting_since) * 1000)
-            bot_waiting_since = None
-        if update.event.WhichOneof("event") in _DECISIONS:
-            tally.command()
+    async for response in updates:  # one response per batch appended together
+        for update in response.updates:
+            if update.event.WhichOneof("event") in _DECISIONS:
+                if bot_waiting_since is not None:
+                    tally.bot_move_ms.append((time.perf_counter() - bot_waiting_since) * 1000)
+                    bot_waiting_since = None
+                tally.command()
+        update = response.updates[-1]
         if not update.HasField("view"):
             continue
         view = update.view

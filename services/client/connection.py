@@ -345,10 +345,13 @@ class Connection:
 
         def request() -> game_pb2.WatchRequest:
             return game_pb2.WatchRequest(
-                game_id=game_id, from_version=version, mode=game_pb2.WATCH_MODE_EVENTS
+                game_id=game_id,
+                from_version=version,
+                mode=game_pb2.WATCH_MODE_EVENTS,
+                grouped=True,  # a batch of events in one message
             )
 
         for response in self.stream(self.game.Watch, request, reopen_when_closed=True):
-            update = response.update
-            version = update.version
-            yield update
+            for update in response.updates:
+                version = update.version
+                yield update

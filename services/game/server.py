@@ -174,9 +174,23 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         updates = self.app.updates(
             game_id, identity.seat_in(game_id), messages.from_version(request.from_version), mode
         )
+        if not request.grouped:
+            async for update in updates:
+                yield game_pb2.WatchResponse(update=messages.update_message(update, game_id))
+                del update  # not held while the next is awaited
+            return
+        batch: list[game_pb2.GameUpdate] = []
         async for update in updates:
-            yield game_pb2.WatchResponse(update=messages.update_message(update, game_id))
-            del update  # not held while the next is awaited
+            batch.append(messages.update_message(update, game_id))
+            # A batch ends where the game is at rest again: the update that carries the view
+            # (every update, in the views-only modes). The cache holds whole batches, so the
+            # updates of one come without a wait in between.
+            if update.view is not None:
+                yield game_pb2.WatchResponse(updates=batch)
+                batch = []
+            del update
+        if batch:  # not expected (a batch ends at rest), but never dropped
+            yield game_pb2.WatchResponse(updates=batch)
 
     async def Play(
         self, requests: AsyncIterator[game_pb2.PlayRequest], context: Context

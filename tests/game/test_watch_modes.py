@@ -17,7 +17,7 @@ from services.api.verrater.v1 import events_pb2, game_pb2, view_pb2
 from services.codec import decode_record
 from services.engine import fold, to_act
 from services.eventstore import EventStore, RedisEventStore
-from tests.game.harness import Client, assert_only_own_secrets, running_server
+from tests.game.harness import Client, ScriptedGame, assert_only_own_secrets, running_server
 from tests.support.waiting import wait_until
 
 
@@ -213,3 +213,75 @@ async def test_a_cancelled_watch_releases_its_follower(store: EventStore) -> Non
         for call in calls:
             call.cancel()
         await wait_until(lambda: store.live_subscriptions == 0, "the follower is released")
+
+
+async def _read_to(call: object, version: int, grouped: bool) -> list[game_pb2.WatchResponse]:
+    """A Watch stream's responses up to and including the one that reaches `version`."""
+    responses: list[game_pb2.WatchResponse] = []
+    while True:
+        response = await asyncio.wait_for(call.read(), timeout=10)  # type: ignore[attr-defined]
+        assert response is not grpc.aio.EOF, "the stream ended early"
+        responses.append(response)
+        last = response.updates[-1] if grouped else response.update
+        if last.version >= version:
+            return responses
+
+
+async def test_grouped_events_are_the_same_updates_one_response_per_batch(
+    store: EventStore,
+) -> None:
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(4)
+        game = ScriptedGame(client, game_id, random.Random(11))
+        for _ in range(10):
+            await game.step()
+        total = await store.version(game_id)
+        for seat in (0, 2, None):
+            metadata = (
+                client.spectator_metadata() if seat is None else client.seat_metadata(game_id, seat)
+            )
+            streams = {
+                grouped: client.stub.Watch(
+                    game_pb2.WatchRequest(
+                        game_id=game_id, mode=game_pb2.WATCH_MODE_EVENTS, grouped=grouped
+                    ),
+                    metadata=metadata,
+                )
+                for grouped in (False, True)
+            }
+            one_by_one = await _read_to(streams[False], total, grouped=False)
+            batches = await _read_to(streams[True], total, grouped=True)
+            # The same updates, redacted the same way for the same caller, in the same order.
+            singles = [response.update for response in one_by_one]
+            assert [u for batch in batches for u in batch.updates] == singles
+            assert [u.version for u in singles] == list(range(1, total + 1))
+            # Each response is one batch: it ends where the game is at rest (the view), and
+            # nothing before that carries a view.
+            for batch in batches:
+                assert not batch.HasField("update") and batch.updates
+                assert batch.updates[-1].HasField("view")
+                assert not any(u.HasField("view") for u in batch.updates[:-1])
+            assert len(batches) == sum(u.HasField("view") for u in singles) < len(singles)
+            # Live: the next decision and what it sets off come as one more response.
+            await game.step()
+            now = await store.version(game_id)
+            live = (await asyncio.wait_for(streams[True].read(), timeout=10)).updates  # type: ignore[attr-defined]
+            assert [u.version for u in live] == list(range(total + 1, now + 1))
+            assert live[-1].view.version == now
+            total = now
+            for call in streams.values():
+                call.cancel()  # type: ignore[attr-defined]
+
+
+async def test_grouped_views_modes_send_one_update_per_response(store: EventStore) -> None:
+    async with running_server(store) as (_, client):
+        game_id = await client.create_game(4)
+        call = client.stub.Watch(
+            game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_VIEWS, grouped=True),
+            metadata=client.spectator_metadata(),
+        )
+        first = await asyncio.wait_for(call.read(), timeout=10)
+        assert len(first.updates) == 1 and not first.HasField("update")
+        assert first.updates[0].view.version == first.updates[0].version
+        assert not first.updates[0].HasField("event")
+        call.cancel()

@@ -1,7 +1,7 @@
-// One game: followed with Watch (WATCH_MODE_EVENTS: every event, the seat's view where each batch
-// ends) and played with SubmitCommand, as docs/CLIENTS.md's "Browsers" says. The page never
-// decides what is legal: it highlights the view's legal commands and sends what is clicked;
-// a refused click shows the rules' own explanation.
+// One game: followed with Watch (WATCH_MODE_EVENTS, grouped: every event, a batch per message,
+// the seat's view where each batch ends) and played with SubmitCommand, as docs/CLIENTS.md's
+// "Browsers" says. The page never decides what is legal: it highlights the view's legal
+// commands and sends what is clicked; a refused click shows the rules' own explanation.
 import { useEffect, useRef, useState } from "preact/hooks";
 import { auth, explain, game, newId, refusal, sleep } from "./api";
 import { Board } from "./board";
@@ -76,15 +76,16 @@ export function GameScreen(props: { session: Session; gameId: string; tableId?: 
             take(answer.view!);
           }
           const stream = game.watch(
-            { gameId, fromVersion: version, mode: WatchMode.EVENTS },
+            { gameId, fromVersion: version, mode: WatchMode.EVENTS, grouped: true },
             auth(bearer, stop.signal),
           );
           for await (const message of stream) {
             attempt = 0;
-            const update = message.update!;
-            version = update.version;
-            if (update.event) noteEvent(update.event);
-            if (update.view) take(update.view);
+            for (const update of message.updates) {
+              version = update.version;
+              if (update.event) noteEvent(update.event);
+              if (update.view) take(update.view);
+            }
           }
           return; // the game is over
         } catch (error) {

@@ -213,35 +213,45 @@ class WatchRequest(google.protobuf.message.Message):
     GAME_ID_FIELD_NUMBER: builtins.int
     FROM_VERSION_FIELD_NUMBER: builtins.int
     MODE_FIELD_NUMBER: builtins.int
+    GROUPED_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     from_version: builtins.int
     'Send what happens after this version (0: from the first event).'
     mode: Global___WatchMode.ValueType
+    grouped: builtins.bool
+    'Send the updates of one batch appended together (a decision and the events it set off, up\n    to where the game waits again) in one WatchResponse, in `updates`, instead of one response\n    per update in `update`. The same updates in the same order, in fewer messages: the cheaper\n    way to follow every event (WATCH_MODE_EVENTS). The views-only modes send one update per\n    response either way.\n    '
 
-    def __init__(self, *, game_id: builtins.str=..., from_version: builtins.int=..., mode: Global___WatchMode.ValueType=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., from_version: builtins.int=..., mode: Global___WatchMode.ValueType=..., grouped: builtins.bool=...) -> None:
         ...
 
-    def ClearField(self, field_name: typing.Literal['from_version', b'from_version', 'game_id', b'game_id', 'mode', b'mode']) -> None:
+    def ClearField(self, field_name: typing.Literal['from_version', b'from_version', 'game_id', b'game_id', 'grouped', b'grouped', 'mode', b'mode']) -> None:
         ...
 Global___WatchRequest: typing_extensions.TypeAlias = WatchRequest
 
 @typing.final
 class WatchResponse(google.protobuf.message.Message):
-    """What a Watch stream sends: one update."""
+    """What a Watch stream sends: one update, or with `grouped` the updates of one batch."""
     DESCRIPTOR: google.protobuf.descriptor.Descriptor
     UPDATE_FIELD_NUMBER: builtins.int
+    UPDATES_FIELD_NUMBER: builtins.int
 
     @property
     def update(self) -> Global___GameUpdate:
-        ...
+        """The update (unset when the request asked for `grouped` updates)."""
 
-    def __init__(self, *, update: Global___GameUpdate | None=...) -> None:
+    @property
+    def updates(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___GameUpdate]:
+        """With `grouped`: the updates of one batch appended together, in order; the last carries the
+        view (WATCH_MODE_EVENTS). Never empty.
+        """
+
+    def __init__(self, *, update: Global___GameUpdate | None=..., updates: collections.abc.Iterable[Global___GameUpdate] | None=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['update', b'update']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['update', b'update']) -> None:
+    def ClearField(self, field_name: typing.Literal['update', b'update', 'updates', b'updates']) -> None:
         ...
 Global___WatchResponse: typing_extensions.TypeAlias = WatchResponse
 
