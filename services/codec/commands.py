@@ -32,8 +32,8 @@ from services.engine import (
 from .enums import (
     _ACTION_CARD,
     _BUILDING_SIDE,
+    MalformedCommand,
     MalformedMessage,
-    _as_malformed_command,
     _enum,
     _wire,
 )
@@ -95,8 +95,10 @@ def command_from_proto(message: commands_pb2.Command, seat: int) -> PlayerComman
     Field names in MalformedCommand are the command's own ("card", "cards", "side"), as in the
     engine's rule violations; "command" when no command is set.
     """
-    with _as_malformed_command():
+    try:  # not `with _as_malformed_command()`: a bot decodes every legal command of a view
         return _command_from_proto(message, seat)
+    except MalformedMessage as error:
+        raise MalformedCommand(error.field, error.message) from None
 
 
 def _command_from_proto(message: commands_pb2.Command, seat: int) -> PlayerCommand:

@@ -239,7 +239,30 @@ def view_from_proto(message: view_pb2.PlayerView) -> PlayerView:
     )
 
 
+#: Decoded ring positions by their fields: a ring has a dozen, a bot decodes one per turn, and
+#: they rarely change (LandscapeView is frozen, so one may be shared).
+_LANDSCAPES: dict[tuple[int, int, int, int, int], LandscapeView] = {}
+_LANDSCAPES_KEPT = 4096
+
+
 def _landscape_view_from_proto(message: view_pb2.LandscapeView, index: int) -> LandscapeView:
+    key = (
+        message.position,
+        message.type,
+        message.house,
+        message.building_owner if message.HasField("building_owner") else -1,
+        message.building_side if message.HasField("building_side") else -1,
+    )
+    known = _LANDSCAPES.get(key)
+    if known is None:
+        known = _decode_landscape(message, index)
+        if len(_LANDSCAPES) >= _LANDSCAPES_KEPT:
+            _LANDSCAPES.clear()
+        _LANDSCAPES[key] = known
+    return known
+
+
+def _decode_landscape(message: view_pb2.LandscapeView, index: int) -> LandscapeView:
     field = f"ring[{index}]"
     return LandscapeView(
         position=message.position,
