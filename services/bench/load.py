@@ -146,6 +146,7 @@ async def _one_game(
             expected_version=view.version,
             command_id=uuid.uuid4().hex,
             command=rng.choice(list(view.legal)),
+            version_only=True,  # the stream brings the events and the view
         )
         try:
             await patiently(
