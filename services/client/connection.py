@@ -338,9 +338,10 @@ class Connection:
             finally:
                 call.cancel()
 
-    def watch(self, game_id: str, after_version: int) -> Iterator[game_pb2.GameUpdate]:
-        """Every update of a game after `after_version`, live, for as long as the caller reads;
-        a dropped stream resumes from the last version delivered."""
+    def watch(self, game_id: str, after_version: int) -> Iterator[list[game_pb2.GameUpdate]]:
+        """Every update of a game after `after_version`, live, a batch appended together at a
+        time (the view rides on its last update), for as long as the caller reads; a dropped
+        stream resumes from the last version delivered."""
         version = after_version
 
         def request() -> game_pb2.WatchRequest:
@@ -352,6 +353,6 @@ class Connection:
             )
 
         for response in self.stream(self.game.Watch, request, reopen_when_closed=True):
-            for update in response.updates:
-                version = update.version
-                yield update
+            batch = list(response.updates)
+            version = batch[-1].version
+            yield batch

@@ -158,16 +158,13 @@ class GameSession:
                 self._drain()
 
     def _read(self) -> None:
-        """The reader thread: the Watch stream's updates into the inbox, a batch at a time (the
-        view rides on a batch's last event), so no frame shows half a batch."""
-        batch: list[game_pb2.GameUpdate] = []
+        """The reader thread: the Watch stream's updates into the inbox, a batch at a time (as
+        the stream sends them: the view rides on a batch's last event), so no frame shows half
+        a batch."""
         try:
-            for update in self.conn.watch(self.game_id, 0):
-                batch.append(update)
-                if update.HasField("view"):
-                    self._inbox.put(batch)
-                    batch = []
-                    self.terminal.wake()
+            for batch in self.conn.watch(self.game_id, 0):
+                self._inbox.put(batch)
+                self.terminal.wake()
         except BaseException as error:  # handed to the main thread, which shows it
             self._inbox.put(_Failed(error))
             self.terminal.wake()
