@@ -398,6 +398,10 @@ async def start_backend(
                 on_expired=scheduler.stand_in,
                 on_warning=_warn_players(backend.game, game_notifier),
                 on_bots_overdue=scheduler.announce,
+                # Deduplicated: sends only what a replica that died after its append did not.
+                on_persons_waiting=lambda game_id, state, deadline: game_notifier.announce(
+                    game_id, state, None, deadline_ms=deadline
+                ),
                 recheck_ms=recheck_ms,
                 clock=clock,
             )

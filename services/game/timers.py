@@ -23,6 +23,12 @@ after the game came to rest, then at doubling intervals (up to `MAX_RECHECK_MS`)
 still owe their move then, their turns are announced again (the task or its worker was lost).
 So a pending bot turn is durable state any replica acts on, one entry per game, and nothing is
 resent once the game moved on or ended.
+
+A person's turn is looked at once, `recheck_ms` after it began (before its warning, on a timed
+table): if the person still owes the decision, the players' notifications of that state are
+published again. They are deduplicated, so this sends nothing new unless the replica that
+appended the state died before it announced it; else the "your turn" push of an untimed turn
+would be lost, and a game could wait for days on a person who was never told.
 """
 
 from __future__ import annotations
@@ -189,15 +195,33 @@ class RedisTurnTimers(TurnTimers):
 def next_wake(state: GameState, rest_since_ms: int, now_ms: int, recheck_ms: int = 0) -> int | None:
     """When to look at a game next, as of `state`: at the warning, else at the deadline of a
     person's timed decision; when bots must act (and `recheck_ms` is set), at their next
-    recheck; None when nothing is awaited."""
+    recheck; when a person must and `recheck_ms` is set, once, `recheck_ms` after the turn began
+    (`persons_recheck_at`); None when nothing is awaited."""
     wakes = []
     deadline = deadline_ms(state, rest_since_ms)
-    if deadline is not None and human_seats_to_act(state):
-        warning = warning_ms(state, deadline)
-        wakes.append(warning if now_ms < warning else deadline)
+    if human_seats_to_act(state):
+        if deadline is not None:
+            warning = warning_ms(state, deadline)
+            wakes.append(warning if now_ms < warning else deadline)
+        once = persons_recheck_at(rest_since_ms or now_ms, now_ms, recheck_ms, deadline, state)
+        if once is not None:
+            wakes.append(once)
     if recheck_ms > 0 and bot_seats_to_act(state):
         wakes.append(recheck_at(rest_since_ms or now_ms, now_ms, recheck_ms))
     return min(wakes, default=None)
+
+
+def persons_recheck_at(
+    rest_since_ms: int, now_ms: int, recheck_ms: int, deadline: int | None, state: GameState
+) -> int | None:
+    """When to look once at a person's turn pending since `rest_since_ms`: `recheck_ms` after
+    it, if that is still ahead (and, on a timed table, before the warning); else None."""
+    if recheck_ms <= 0:
+        return None
+    at = rest_since_ms + recheck_ms
+    if now_ms >= at or (deadline is not None and at >= warning_ms(state, deadline)):
+        return None
+    return at
 
 
 def wake_stands(known: tuple[int, int | None] | None, before: int, wake: int | None) -> bool:
@@ -237,6 +261,9 @@ OnExpired = Callable[[str, int, int], None]
 OnWarning = Callable[[str, int, int, int], Awaitable[None]]
 #: Bots still owe their move in this state: announce their turns again.
 OnBotsOverdue = Callable[[str, GameState], object]
+#: Persons still owe their decision in this state: (game, state, the decision's deadline ms or
+#: None when untimed).
+OnPersonsWaiting = Callable[[str, GameState, int | None], object]
 
 
 class TimerSweeper:
@@ -250,17 +277,21 @@ class TimerSweeper:
         on_expired: OnExpired,
         on_warning: OnWarning | None = None,
         on_bots_overdue: OnBotsOverdue | None = None,
+        on_persons_waiting: OnPersonsWaiting | None = None,
         recheck_ms: int = 0,
         clock: Callable[[], float] = time.time,
         lease_ms: int = DEFAULT_LEASE_MS,
     ) -> None:
         """`recheck_ms` (with `on_bots_overdue`): how long bots may owe a move before their
-        turns are announced again (the game service sets the same on its wake-ups)."""
+        turns are announced again (the game service sets the same on its wake-ups);
+        `on_persons_waiting` hears, once, of a state whose persons still owe their decision
+        that long after it began (to publish their notifications again)."""
         self._timers = timers
         self._state_of = state_of
         self._on_expired = on_expired
         self._on_warning = on_warning
         self._on_bots_overdue = on_bots_overdue
+        self._on_persons_waiting = on_persons_waiting
         self._recheck_ms = recheck_ms if on_bots_overdue is not None else 0
         self._clock = clock
         self._lease_ms = lease_ms
@@ -289,6 +320,15 @@ class TimerSweeper:
         wakes: list[int] = []
         deadline = deadline_ms(state, rest_since)
         seats = human_seats_to_act(state)
+        since = rest_since or now
+        if seats and self._recheck_ms and self._on_persons_waiting is not None:
+            # The one look `persons_recheck_at` set: due now, before the warning if timed.
+            at = since + self._recheck_ms
+            if at <= now and (deadline is None or now < warning_ms(state, deadline)):
+                self._on_persons_waiting(game_id, state, deadline)
+            once = persons_recheck_at(since, now, self._recheck_ms, deadline, state)
+            if once is not None:  # swept early (a bot's recheck, a lease): keep the look
+                wakes.append(once)
         if deadline is not None and seats:
             if now >= deadline:
                 for seat in seats:
@@ -304,7 +344,6 @@ class TimerSweeper:
                 warning = warning_ms(state, deadline)
                 wakes.append(warning if now < warning else deadline)
         if self._recheck_ms and bot_seats_to_act(state):
-            since = rest_since or now
             if now - since >= self._recheck_ms and self._on_bots_overdue is not None:
                 log.warning("bots of game %s still owe their move: announcing again", game_id)
                 self._on_bots_overdue(game_id, state)

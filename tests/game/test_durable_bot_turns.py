@@ -52,6 +52,8 @@ class Replica:
     app: GameApplication
     sweeper: TimerSweeper
     launched: list[BotTurn] = field(default_factory=list)
+    #: (game, version) of each state whose persons' notifications the sweeper published again.
+    persons_waiting: list[tuple[str, int]] = field(default_factory=list)
 
 
 @pytest.fixture
@@ -64,6 +66,7 @@ async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica
         timers = RedisTurnTimers.from_url(fresh_redis_url)
         parts += [store, timers]
         launched: list[BotTurn] = []
+        waiting: list[tuple[str, int]] = []
         scheduler = BotScheduler(launched.append)
 
         def announce(news: Announcement, scheduler: BotScheduler = scheduler) -> None:
@@ -77,10 +80,13 @@ async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica
             app.resting,
             on_expired=scheduler.stand_in,
             on_bots_overdue=scheduler.announce,
+            on_persons_waiting=lambda game_id, state, _, seen=waiting: seen.append(
+                (game_id, state.version)
+            ),
             recheck_ms=RECHECK_MS,
             clock=clock,
         )
-        made.append(Replica(app, sweeper, launched))
+        made.append(Replica(app, sweeper, launched, waiting))
     yield made[0], made[1], clock
     for part in parts:
         await part.close()
@@ -255,3 +261,43 @@ async def test_a_replica_that_dies_right_after_appending_a_persons_move_leaves_t
     assert {(turn.seat, turn.version) for turn in b.launched[announced:]} >= {
         (seat, after.version) for seat in bot_seats_to_act(after)
     }
+
+
+async def test_a_replica_that_dies_right_after_appending_a_bots_move_leaves_the_person_a_look(
+    replicas: tuple[Replica, Replica, Clock],
+) -> None:
+    """The person's "your turn" was never published (the replica died first): the other
+    replica's sweeper publishes that state's notifications again, once."""
+    a, b, clock = replicas
+    seats = (SeatAssignment("p0", "Person"), *BOTS[1:])
+    await a.app.start_game(NewGame(players=4, game_id="hands-over", seats=seats))
+    # Play (through a) until a bot's move would hand the turn to the person alone.
+    moves = 0
+    while True:
+        clock.now += 0.01
+        state = await a.app.state("hands-over")
+        assert state.phase is not Phase.GAME_OVER
+        seat = to_act(state)[0]
+        legal = view(state, seat).legal
+        if seat != 0:
+            handing = [c for c in legal if to_act(execute(state, c)[1]) == (0,)]
+            if handing:
+                command = handing[0]
+                break
+        moves += 1
+        await a.app.submit(
+            "hands-over", seat, legal[0], expected_version=state.version, command_id=f"m{moves}"
+        )
+    a.app.store = DiesAfterAppend(a.app.store)  # type: ignore[assignment]
+    with pytest.raises(_Killed):
+        await a.app.submit(
+            "hands-over", seat, command, expected_version=state.version, command_id="handing"
+        )
+    after = await b.app.state("hands-over")
+    assert to_act(after) == (0,)
+    clock.now += RECHECK_MS / 1000
+    assert await b.sweeper.sweep() == 1  # the look a set before its append
+    assert b.persons_waiting == [("hands-over", after.version)]
+    clock.now += 100 * RECHECK_MS / 1000
+    assert await b.sweeper.sweep() == 0  # once: nothing is due any more
+    assert b.persons_waiting == [("hands-over", after.version)]

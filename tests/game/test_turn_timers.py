@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 import pytest
 
 from services.codec import decode_record
-from services.engine import MAX_TURN_SECONDS, BotLevel, SeatAssignment, legal_commands, to_act
+from services.engine import (
+    MAX_TURN_SECONDS,
+    BotLevel,
+    GameState,
+    SeatAssignment,
+    legal_commands,
+    to_act,
+)
 from services.errors import Reason
 from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
 from services.game.clock import CLOCK_TOLERANCE_MS
@@ -313,3 +320,91 @@ async def test_a_stand_in_for_a_seat_without_a_timer_is_refused() -> None:
             by_service=True,
         )
     assert (await app.state(game_id)).version == state.version
+
+
+RECHECK_MS = 3_000
+
+
+@dataclass
+class Waiting:
+    """What a sweeper hears of persons still owing their decision."""
+
+    seen: list[tuple[str, int, int | None]] = field(default_factory=list)
+
+    def __call__(self, game_id: str, state: GameState, deadline: int | None) -> None:
+        self.seen.append((game_id, state.version, deadline))
+
+
+def _rechecking(
+    app: GameApplication, timers: TurnTimers, calls: Calls, clock: Clock, waiting: Waiting
+) -> TimerSweeper:
+    return TimerSweeper(
+        timers,
+        app.resting,
+        on_expired=calls.on_expired,
+        on_warning=calls.on_warning,
+        on_bots_overdue=lambda game_id, state: None,
+        on_persons_waiting=waiting,
+        recheck_ms=RECHECK_MS,
+        clock=clock,
+        lease_ms=30_000,
+    )
+
+
+async def test_a_persons_turn_is_looked_at_once_after_the_recheck(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    """So that a "your turn" lost with a replica that died after its append is sent after all
+    (the notifications are deduplicated: when nothing was lost, nothing new goes out)."""
+    store, timers = parts
+    clock, calls, waiting = Clock(), Calls(), Waiting()
+    app = GameApplication(store, timers=timers, clock=clock, bot_recheck_ms=RECHECK_MS)
+    sweeper = _rechecking(app, timers, calls, clock, waiting)
+    game_id, _ = await app.start_game(NewGame(players=4, game_id="untimed", seats=SEATS))
+    state = await app.state(game_id)
+    began = int(T0 * 1000)
+    assert await timers.next_wake_ms() == began + RECHECK_MS
+    clock.at_ms(began + RECHECK_MS - 1)
+    assert await sweeper.sweep() == 0
+    clock.at_ms(began + RECHECK_MS)
+    assert await sweeper.sweep() == 1
+    assert waiting.seen == [(game_id, state.version, None)]
+    assert await timers.next_wake_ms() is None  # once: the person may think for days
+    clock.at_ms(began + 100 * RECHECK_MS)
+    assert await sweeper.sweep() == 0
+    # A decision in time: the next person's turn gets its own look, the last one's is gone.
+    seat = to_act(state)[0]
+    moved = clock.now
+    await app.submit(
+        game_id,
+        seat,
+        legal_commands(state, seat)[0],
+        expected_version=state.version,
+        command_id="in-time",
+    )
+    after = await app.state(game_id)
+    assert await timers.next_wake_ms() == int(moved * 1000) + RECHECK_MS
+    clock.now = moved + RECHECK_MS / 1000
+    assert await sweeper.sweep() == 1
+    assert waiting.seen[1:] == [(game_id, after.version, None)]
+    assert (calls.expired, calls.warned) == ([], [])
+
+
+async def test_a_timed_persons_turn_is_looked_at_before_its_warning(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    store, timers = parts
+    clock, calls, waiting = Clock(), Calls(), Waiting()
+    app = GameApplication(store, timers=timers, clock=clock, bot_recheck_ms=RECHECK_MS)
+    sweeper = _rechecking(app, timers, calls, clock, waiting)
+    game_id = await _new_game(app, 60)
+    state = await app.state(game_id)
+    deadline = int(T0 * 1000) + 60_000
+    assert await timers.next_wake_ms() == int(T0 * 1000) + RECHECK_MS
+    clock.at_ms(int(T0 * 1000) + RECHECK_MS)
+    assert await sweeper.sweep() == 1
+    assert waiting.seen == [(game_id, state.version, deadline)]
+    assert await timers.next_wake_ms() == deadline - 12_000  # then the warning, as before
+    clock.at_ms(deadline - 12_000)
+    assert await sweeper.sweep() == 1
+    assert len(waiting.seen) == 1 and len(calls.warned) == 1
