@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import amqp.exceptions
+import kombu
 import pytest
 
-from services.bench.faults import _keep_if_failed
+from services.bench.faults import _keep_if_failed, _stack
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {
@@ -40,6 +44,28 @@ def test_bench_faults_plays_through_a_killed_worker_and_reports_its_figures(
     assert row["games"] == 1
     assert row["games_stuck"] == 0
     assert row["audit_findings"] == 0
+
+
+def test_the_stack_leaves_no_queue_on_the_shared_rabbitmq(
+    rabbitmq_url: str, tmp_path: Path
+) -> None:
+    """Its processes are stopped before its private queue is deleted: a worker or replica
+    still running would declare the queue again, and it would stay on the machine's RabbitMQ."""
+    with _stack(rabbitmq_url, tmp_path) as stack, kombu.Connection(rabbitmq_url) as connection:
+        queue = stack.queue
+        # Up, as in a bench run: both workers consume the queue.
+        deadline = time.monotonic() + 60
+        while _consumers(connection, queue) < len(stack.workers):
+            assert time.monotonic() < deadline, "the workers never consumed the stack's queue"
+            time.sleep(0.1)
+    with kombu.Connection(rabbitmq_url) as connection, pytest.raises(amqp.exceptions.NotFound):
+        connection.default_channel.queue_declare(queue, passive=True)
+
+
+def _consumers(connection: kombu.Connection, queue: str) -> int:
+    with contextlib.suppress(amqp.exceptions.NotFound):
+        return int(connection.channel().queue_declare(queue, passive=True).consumer_count)
+    return 0
 
 
 def _row(fault: str, *, stuck: int = 0, findings: int = 0) -> dict[str, object]:

@@ -295,56 +295,62 @@ def _stack(broker: str | None, workdir: Path, redis_cluster: int = 0) -> Iterato
     try:
         broker_url = broker or (redis.url if redis is not None else "")
         with private_queue(broker_url) as queue:
-            game_ports = [free_port(), free_port()]
-            lobby_port, ai_port = free_port(), free_port()
-            game_address = "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in game_ports)
-            env = {
-                "REDIS_URL": store_url,
-                "VERRATER_BROKER_URL": broker_url,
-                "VERRATER_BOT_QUEUE": queue,
-                "VERRATER_TOKEN_SECRET": SECRET,
-                "VERRATER_GAME_ADDR": game_address,
-                **UNLIMITED,
-                "VERRATER_GRACE_SECONDS": "3",
-            }
+            try:
+                game_ports = [free_port(), free_port()]
+                lobby_port, ai_port = free_port(), free_port()
+                game_address = "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in game_ports)
+                env = {
+                    "REDIS_URL": store_url,
+                    "VERRATER_BROKER_URL": broker_url,
+                    "VERRATER_BOT_QUEUE": queue,
+                    "VERRATER_TOKEN_SECRET": SECRET,
+                    "VERRATER_GAME_ADDR": game_address,
+                    **UNLIMITED,
+                    "VERRATER_GRACE_SECONDS": "3",
+                }
 
-            def child(name: str, args: list[str], **more: str) -> Child:
-                made = Child(args, {**env, **more}, workdir / f"{name}.log")
-                made.start()
-                children.append(made)
-                return made
+                def child(name: str, args: list[str], **more: str) -> Child:
+                    made = Child(args, {**env, **more}, workdir / f"{name}.log")
+                    made.start()
+                    children.append(made)
+                    return made
 
-            # Each replica advertises its address: bot moves go back to the replica that
-            # announced them, and through the balanced address while it is down.
-            games = [
-                child(
-                    f"game-{n}",
-                    ["serve", "game"],
-                    VERRATER_BIND=f"127.0.0.1:{port}",
-                    VERRATER_ADVERTISE_ADDR=f"127.0.0.1:{port}",
+                # Each replica advertises its address: bot moves go back to the replica that
+                # announced them, and through the balanced address while it is down.
+                games = [
+                    child(
+                        f"game-{n}",
+                        ["serve", "game"],
+                        VERRATER_BIND=f"127.0.0.1:{port}",
+                        VERRATER_ADVERTISE_ADDR=f"127.0.0.1:{port}",
+                    )
+                    for n, port in enumerate(game_ports, start=1)
+                ]
+                others = [
+                    child("lobby", ["serve", "lobby"], VERRATER_BIND=f"127.0.0.1:{lobby_port}"),
+                    child("ai", ["serve", "ai"], VERRATER_BIND=f"127.0.0.1:{ai_port}"),
+                ]
+                workers = [child(f"worker-{n}", ["worker", "--concurrency", "2"]) for n in (1, 2)]
+                yield Stack(
+                    None if cluster else redis,
+                    cluster,
+                    store_url,
+                    broker_url,
+                    queue,
+                    games,
+                    workers,
+                    others,
+                    f"127.0.0.1:{lobby_port}",
+                    game_address,
                 )
-                for n, port in enumerate(game_ports, start=1)
-            ]
-            others = [
-                child("lobby", ["serve", "lobby"], VERRATER_BIND=f"127.0.0.1:{lobby_port}"),
-                child("ai", ["serve", "ai"], VERRATER_BIND=f"127.0.0.1:{ai_port}"),
-            ]
-            workers = [child(f"worker-{n}", ["worker", "--concurrency", "2"]) for n in (1, 2)]
-            yield Stack(
-                None if cluster else redis,
-                cluster,
-                store_url,
-                broker_url,
-                queue,
-                games,
-                workers,
-                others,
-                f"127.0.0.1:{lobby_port}",
-                game_address,
-            )
+            finally:
+                # Inside the queue's block: a worker or replica still running when the queue
+                # is deleted declares it again, and it would stay on the shared RabbitMQ.
+                for made in reversed(children):
+                    made.stop()
     finally:
         for made in reversed(children):
-            made.stop()
+            made.stop()  # already stopped, unless starting one failed before the queue
         if redis is not None:
             redis.resume()
             redis.stop()
