@@ -195,33 +195,34 @@ class RedisTurnTimers(TurnTimers):
 def next_wake(state: GameState, rest_since_ms: int, now_ms: int, recheck_ms: int = 0) -> int | None:
     """When to look at a game next, as of `state`: at the warning, else at the deadline of a
     person's timed decision; when bots must act (and `recheck_ms` is set), at their next
-    recheck; when a person must and `recheck_ms` is set, once, `recheck_ms` after the turn began
-    (`persons_recheck_at`); None when nothing is awaited."""
+    recheck; when a person must, at the one look at their turn (`persons_look_at`) while it is
+    ahead; None when nothing is awaited."""
     wakes = []
     deadline = deadline_ms(state, rest_since_ms)
     if human_seats_to_act(state):
         if deadline is not None:
             warning = warning_ms(state, deadline)
             wakes.append(warning if now_ms < warning else deadline)
-        once = persons_recheck_at(rest_since_ms or now_ms, now_ms, recheck_ms, deadline, state)
-        if once is not None:
-            wakes.append(once)
+        look = persons_look_at(state, rest_since_ms or now_ms, recheck_ms, deadline)
+        if look is not None and now_ms < look:
+            wakes.append(look)
     if recheck_ms > 0 and bot_seats_to_act(state):
         wakes.append(recheck_at(rest_since_ms or now_ms, now_ms, recheck_ms))
     return min(wakes, default=None)
 
 
-def persons_recheck_at(
-    rest_since_ms: int, now_ms: int, recheck_ms: int, deadline: int | None, state: GameState
+def persons_look_at(
+    state: GameState, rest_since_ms: int, recheck_ms: int, deadline: int | None
 ) -> int | None:
-    """When to look once at a person's turn pending since `rest_since_ms`: `recheck_ms` after
-    it, if that is still ahead (and, on a timed table, before the warning); else None."""
+    """When a person's turn pending since `rest_since_ms` is looked at, once: `recheck_ms`
+    after it began, and on a timed table only if that comes before the warning (which tells
+    the person anyway); None: no look (`recheck_ms` 0, or the warning comes first)."""
     if recheck_ms <= 0:
         return None
-    at = rest_since_ms + recheck_ms
-    if now_ms >= at or (deadline is not None and at >= warning_ms(state, deadline)):
+    look = rest_since_ms + recheck_ms
+    if deadline is not None and look >= warning_ms(state, deadline):
         return None
-    return at
+    return look
 
 
 def wake_stands(known: tuple[int, int | None] | None, before: int, wake: int | None) -> bool:
@@ -321,14 +322,12 @@ class TimerSweeper:
         deadline = deadline_ms(state, rest_since)
         seats = human_seats_to_act(state)
         since = rest_since or now
-        if seats and self._recheck_ms and self._on_persons_waiting is not None:
-            # The one look `persons_recheck_at` set: due now, before the warning if timed.
-            at = since + self._recheck_ms
-            if at <= now and (deadline is None or now < warning_ms(state, deadline)):
+        look = persons_look_at(state, since, self._recheck_ms, deadline) if seats else None
+        if look is not None and self._on_persons_waiting is not None:
+            if now < look:  # swept early (a bot's recheck, a lease): keep the look
+                wakes.append(look)
+            elif deadline is None or now < warning_ms(state, deadline):  # not once more later
                 self._on_persons_waiting(game_id, state, deadline)
-            once = persons_recheck_at(since, now, self._recheck_ms, deadline, state)
-            if once is not None:  # swept early (a bot's recheck, a lease): keep the look
-                wakes.append(once)
         if deadline is not None and seats:
             if now >= deadline:
                 for seat in seats:
