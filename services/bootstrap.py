@@ -7,7 +7,6 @@ token issuer, the interceptor, health checking and reflection are wired the same
 from __future__ import annotations
 
 import asyncio
-import gc
 import ipaddress
 import logging
 import os
@@ -38,6 +37,7 @@ from services.api.verrater.v1 import (
     stats_pb2_grpc,
 )
 from services.config import Config
+from services.engine import GameState
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
 from services.game.service import GameApplication
@@ -71,6 +71,7 @@ from services.rpc import (
     TrustedProxies,
     VerifiedTokens,
 )
+from services.runtime import tune_garbage_collector
 from services.stats import (
     FinishedGameFeed,
     InMemoryStats,
@@ -386,6 +387,12 @@ async def start_backend(
                 news.game_id, news.state, news.first, deadline_ms=news.deadline_ms
             )
 
+        def game_ended(game_id: str, state: GameState) -> None:
+            """The end's one look: the stats record a game once, whoever records it, and the
+            notifications are deduplicated, so this only does what a dead replica did not."""
+            feed.announce(game_id, state)
+            game_notifier.announce(game_id, state, None, repeat_end=True)
+
         timers = _turn_timers(config, store, backend.closers)
         recheck_ms = int(config.bot_resend_seconds * 1000) if scheduler is not None else 0
         backend.game = GameApplication(
@@ -402,6 +409,7 @@ async def start_backend(
                 on_persons_waiting=lambda game_id, state, deadline: game_notifier.announce(
                     game_id, state, None, deadline_ms=deadline
                 ),
+                on_game_over=game_ended,
                 recheck_ms=recheck_ms,
                 clock=clock,
             )
@@ -465,22 +473,6 @@ async def start_backend(
     if store_watch is not None:
         store_watch.start()
     return backend
-
-
-def _tune_garbage_collector() -> None:
-    """Collect young objects less often, and never re-scan what startup built.
-
-    A command allocates thousands of short-lived objects (events, views, messages), so the
-    default threshold of 700 runs a young collection several times per command; and every
-    older collection walks the modules, the card table and the gRPC machinery again for
-    nothing. `gc.freeze()` moves what exists after startup out of the collector's sight, and a
-    higher young threshold makes collections rarer without holding memory for long (reference
-    counting frees almost everything at once; the collector is only for cycles). Measured:
-    about 5% less CPU per command (docs/BENCHMARKS.md).
-    """
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(50_000, 20, 20)
 
 
 def secured(config: Config, services: frozenset[str]) -> Config:
@@ -580,7 +572,7 @@ async def serve(config: Config, services: frozenset[str]) -> None:
         socket = os.path.join(private, "door.sock") if with_door else None
         backend = await start_backend(config, services, door_socket=socket)
         door = await start_web(config, Upstreams.one(f"unix:{socket}")) if socket else None
-        _tune_garbage_collector()
+        tune_garbage_collector()
         where = config.redis_url or "the in-memory store"
         log.info(
             "%s listening on port %d, state in %s",

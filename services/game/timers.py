@@ -29,6 +29,11 @@ table): if the person still owes the decision, the players' notifications of tha
 published again. They are deduplicated, so this sends nothing new unless the replica that
 appended the state died before it announced it; else the "your turn" push of an untimed turn
 would be lost, and a game could wait for days on a person who was never told.
+
+A game's end is looked at once too, `recheck_ms` after it: its end is announced again, which
+records it in the stats (exactly once, whoever records it) and publishes the players' GameOver
+notifications (deduplicated). Else a replica that died right after appending the end would
+lose both, as nobody loads a finished game again.
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
 
-from services.engine import GameState
+from services.engine import GameState, Phase
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, StoreUnavailable, redis_client
 from services.tasks import cancel_and_wait
 
@@ -196,7 +201,11 @@ def next_wake(state: GameState, rest_since_ms: int, now_ms: int, recheck_ms: int
     """When to look at a game next, as of `state`: at the warning, else at the deadline of a
     person's timed decision; when bots must act (and `recheck_ms` is set), at their next
     recheck; when a person must, at the one look at their turn (`persons_look_at`) while it is
+    ahead; once the game is over, at the one look at its end (`ends_look_at`) while it is
     ahead; None when nothing is awaited."""
+    if state.phase is Phase.GAME_OVER:
+        end = ends_look_at(rest_since_ms or now_ms, recheck_ms)
+        return end if end is not None and now_ms < end else None
     wakes = []
     deadline = deadline_ms(state, rest_since_ms)
     if human_seats_to_act(state):
@@ -223,6 +232,12 @@ def persons_look_at(
     if deadline is not None and look >= warning_ms(state, deadline):
         return None
     return look
+
+
+def ends_look_at(ended_ms: int, recheck_ms: int) -> int | None:
+    """When the end of a game that ended at `ended_ms` is looked at, once: `recheck_ms` after
+    it; None: no look (`recheck_ms` 0)."""
+    return ended_ms + recheck_ms if recheck_ms > 0 else None
 
 
 def wake_stands(known: tuple[int, int | None] | None, before: int, wake: int | None) -> bool:
@@ -265,6 +280,8 @@ OnBotsOverdue = Callable[[str, GameState], object]
 #: Persons still owe their decision in this state: (game, state, the decision's deadline ms or
 #: None when untimed).
 OnPersonsWaiting = Callable[[str, GameState, int | None], object]
+#: The game is over: announce its end again (game, final state).
+OnGameOver = Callable[[str, GameState], object]
 
 
 class TimerSweeper:
@@ -279,6 +296,7 @@ class TimerSweeper:
         on_warning: OnWarning | None = None,
         on_bots_overdue: OnBotsOverdue | None = None,
         on_persons_waiting: OnPersonsWaiting | None = None,
+        on_game_over: OnGameOver | None = None,
         recheck_ms: int = 0,
         clock: Callable[[], float] = time.time,
         lease_ms: int = DEFAULT_LEASE_MS,
@@ -286,13 +304,15 @@ class TimerSweeper:
         """`recheck_ms` (with `on_bots_overdue`): how long bots may owe a move before their
         turns are announced again (the game service sets the same on its wake-ups);
         `on_persons_waiting` hears, once, of a state whose persons still owe their decision
-        that long after it began (to publish their notifications again)."""
+        that long after it began (to publish their notifications again); `on_game_over`, once,
+        of a game over that long (to announce its end again)."""
         self._timers = timers
         self._state_of = state_of
         self._on_expired = on_expired
         self._on_warning = on_warning
         self._on_bots_overdue = on_bots_overdue
         self._on_persons_waiting = on_persons_waiting
+        self._on_game_over = on_game_over
         self._recheck_ms = recheck_ms if on_bots_overdue is not None else 0
         self._clock = clock
         self._lease_ms = lease_ms
@@ -322,6 +342,12 @@ class TimerSweeper:
         deadline = deadline_ms(state, rest_since)
         seats = human_seats_to_act(state)
         since = rest_since or now
+        end = ends_look_at(since, self._recheck_ms) if state.phase is Phase.GAME_OVER else None
+        if end is not None and self._on_game_over is not None:
+            if now < end:  # swept early (the last state's wake-up, a lease): keep the look
+                wakes.append(end)
+            else:
+                self._on_game_over(game_id, state)
         look = persons_look_at(state, since, self._recheck_ms, deadline) if seats else None
         if look is not None and self._on_persons_waiting is not None:
             if now < look:  # swept early (a bot's recheck, a lease): keep the look

@@ -142,14 +142,17 @@ def game_notifications(
     at_ms: int,
     table_id: str = "",
     deadline_ms: int | None = None,
+    repeat_end: bool = False,
 ) -> list[Notification]:
     """What an announced state tells the people seated in the game.
 
     `first` is the first record of the batch that led to `state`, None when the game was
     loaded cold (its state announced again). Each seat a person holds that must decide gets
-    YourTurn; once the game is over every person gets GameOver (not on a cold load: the replica
-    that appended the end told them); a batch a bot decided because the seat's turn timer ran
-    out tells that seat's person BotTookOver. Games without seating (sandbox) tell nobody.
+    YourTurn; once the game is over every person gets GameOver (not on a cold load, which may
+    come long after the end, unless `repeat_end` says this is the one look at the end soon
+    after it: deduplicated, that sends only what a replica that died right after appending
+    the end did not); a batch a bot decided because the seat's turn timer ran out tells that
+    seat's person BotTookOver. Games without seating (sandbox) tell nobody.
     """
     people = _people(state)
     if not people:
@@ -167,7 +170,7 @@ def game_notifications(
             )
         )
     if state.phase is Phase.GAME_OVER:
-        if first is None:
+        if first is None and not repeat_end:
             return found
         ranks = competition_ranks(state.vp)
         for seat, player_id in people.items():
@@ -215,6 +218,7 @@ class GameNotifier:
         first: Record | None,
         *,
         deadline_ms: int | None = None,
+        repeat_end: bool = False,
     ) -> None:
         """Tell the people of the game what `state` means for them (see game_notifications);
         `deadline_ms` is when the awaited decision is due, None without a turn timer."""
@@ -226,6 +230,7 @@ class GameNotifier:
                 at_ms=self._now_ms(),
                 table_id=self._table_of(game_id),
                 deadline_ms=deadline_ms,
+                repeat_end=repeat_end,
             )
         )
 

@@ -54,6 +54,8 @@ class Replica:
     launched: list[BotTurn] = field(default_factory=list)
     #: (game, version) of each state whose persons' notifications the sweeper published again.
     persons_waiting: list[tuple[str, int]] = field(default_factory=list)
+    #: (game, version) of each finished game whose end the sweeper announced again.
+    ended: list[tuple[str, int]] = field(default_factory=list)
 
 
 @pytest.fixture
@@ -67,6 +69,7 @@ async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica
         parts += [store, timers]
         launched: list[BotTurn] = []
         waiting: list[tuple[str, int]] = []
+        ended: list[tuple[str, int]] = []
         scheduler = BotScheduler(launched.append)
 
         def announce(news: Announcement, scheduler: BotScheduler = scheduler) -> None:
@@ -83,10 +86,11 @@ async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica
             on_persons_waiting=lambda game_id, state, _, seen=waiting: seen.append(
                 (game_id, state.version)
             ),
+            on_game_over=lambda game_id, state, seen=ended: seen.append((game_id, state.version)),
             recheck_ms=RECHECK_MS,
             clock=clock,
         )
-        made.append(Replica(app, sweeper, launched, waiting))
+        made.append(Replica(app, sweeper, launched, waiting, ended))
     yield made[0], made[1], clock
     for part in parts:
         await part.close()
@@ -173,6 +177,11 @@ async def test_many_games_answered_across_two_replicas_leave_nothing_pending(
             [(await a.app.state(f"g{n}")).phase is Phase.GAME_OVER for n in range(games)]
         )
     assert finished == games
+    # Each game's end is looked at once, by one replica or the other; then nothing is left.
+    clock.now += RECHECK_MS / 1000
+    assert await a.sweeper.sweep() + await b.sweeper.sweep() == games
+    finals = {(f"g{n}", (await a.app.state(f"g{n}")).version) for n in range(games)}
+    assert sorted(a.ended + b.ended) == sorted(finals)
     client = aioredis.Redis.from_url(fresh_redis_url)
     try:
         assert await client.zcard("verrater:{timers}:wake") == 0
@@ -183,6 +192,7 @@ async def test_many_games_answered_across_two_replicas_leave_nothing_pending(
     assert await a.sweeper.sweep() == 0
     assert await b.sweeper.sweep() == 0
     assert a.launched == b.launched == []
+    assert len(a.ended + b.ended) == games
 
 
 async def test_a_move_answered_elsewhere_is_never_sent_again(
@@ -301,3 +311,38 @@ async def test_a_replica_that_dies_right_after_appending_a_bots_move_leaves_the_
     clock.now += 100 * RECHECK_MS / 1000
     assert await b.sweeper.sweep() == 0  # once: nothing is due any more
     assert b.persons_waiting == [("hands-over", after.version)]
+
+
+async def test_a_replica_that_dies_right_after_appending_the_end_leaves_it_a_look(
+    replicas: tuple[Replica, Replica, Clock],
+) -> None:
+    """The game's end was never announced (the replica died first): no GameOver pushed, no
+    result in the stats. The other replica's sweeper announces the end, once."""
+    a, b, clock = replicas
+    await a.app.start_game(NewGame(players=3, game_id="ends", seats=BOTS[:3]))
+    # Play (through a) until the next move ends the game.
+    while True:
+        clock.now += 0.01
+        state = await a.app.state("ends")
+        seat = to_act(state)[0]
+        legal = view(state, seat).legal
+        ending = [c for c in legal if execute(state, c)[1].phase is Phase.GAME_OVER]
+        if ending:
+            break
+        await a.app.submit(
+            "ends", seat, legal[0], expected_version=state.version, command_id=f"v{state.version}"
+        )
+    a.app.store = DiesAfterAppend(a.app.store)  # type: ignore[assignment]
+    with pytest.raises(_Killed):
+        await a.app.submit("ends", seat, ending[0], expected_version=state.version, command_id="")
+    after = await b.app.state("ends")
+    assert after.phase is Phase.GAME_OVER
+    clock.now += RECHECK_MS / 1000 - 0.1
+    await b.sweeper.sweep()
+    assert b.ended == []  # not before its time
+    clock.now += 0.1
+    assert await b.sweeper.sweep() == 1  # the look a set before its append
+    assert b.ended == [("ends", after.version)]
+    clock.now += 100 * RECHECK_MS / 1000
+    assert await b.sweeper.sweep() == 0  # once: nothing is due any more
+    assert b.ended == [("ends", after.version)] and a.ended == []

@@ -17,6 +17,7 @@ from services.engine import (
     MAX_TURN_SECONDS,
     BotLevel,
     GameState,
+    Phase,
     SeatAssignment,
     legal_commands,
     to_act,
@@ -408,3 +409,52 @@ async def test_a_timed_persons_turn_is_looked_at_before_its_warning(
     clock.at_ms(deadline - 12_000)
     assert await sweeper.sweep() == 1
     assert len(waiting.seen) == 1 and len(calls.warned) == 1
+
+
+async def test_a_games_end_is_looked_at_once_after_the_recheck(
+    parts: tuple[EventStore, TurnTimers],
+) -> None:
+    """So that the end's announcement (its result in the stats, the players' GameOver), lost
+    with a replica that died right after appending it, is made after all."""
+    store, timers = parts
+    clock, calls, waiting = Clock(), Calls(), Waiting()
+    ended: list[tuple[str, int]] = []
+    app = GameApplication(store, timers=timers, clock=clock, bot_recheck_ms=RECHECK_MS)
+    sweeper = TimerSweeper(
+        timers,
+        app.resting,
+        on_expired=calls.on_expired,
+        on_bots_overdue=lambda game_id, state: None,
+        on_persons_waiting=waiting,
+        on_game_over=lambda game_id, state: ended.append((game_id, state.version)),
+        recheck_ms=RECHECK_MS,
+        clock=clock,
+    )
+    game_id, _ = await app.start_game(NewGame(players=4, game_id="to-the-end", seats=SEATS))
+    rng = random.Random(4)
+    state = await app.state(game_id)
+    while state.phase is not Phase.GAME_OVER:
+        clock.now += 0.5
+        seat = to_act(state)[0]
+        command = rng.choice(legal_commands(state, seat))
+        await app.submit(game_id, seat, command, expected_version=state.version, command_id="")
+        state = await app.state(game_id)
+    end = int(clock.now * 1000)
+    # The last person's look may stand for it (looking early is harmless): the sweep then
+    # finds the look ahead and keeps it.
+    assert end < (await timers.next_wake_ms() or 0) <= end + RECHECK_MS
+    clock.at_ms(end + RECHECK_MS - 1)
+    await sweeper.sweep()
+    assert ended == []
+    assert await timers.next_wake_ms() == end + RECHECK_MS
+    clock.at_ms(end + RECHECK_MS)
+    assert await sweeper.sweep() == 1
+    assert ended == [(game_id, state.version)]
+    assert await timers.next_wake_ms() is None
+    # A replica loading the finished game cold later sets no look: the end is long past.
+    later = GameApplication(store, timers=timers, clock=clock, bot_recheck_ms=RECHECK_MS)
+    clock.at_ms(end + 100 * RECHECK_MS)
+    assert (await later.state(game_id)).phase is Phase.GAME_OVER
+    assert await timers.next_wake_ms() is None
+    assert await sweeper.sweep() == 0
+    assert ended == [(game_id, state.version)]

@@ -123,6 +123,28 @@ def test_a_finished_game_loaded_cold_tells_nothing_again() -> None:
     assert game_notifications("g1", state, None, at_ms=7) == []
 
 
+async def test_the_ends_look_publishes_what_the_replica_that_appended_it_did_not() -> None:
+    """The one look at a game's end (services/game/timers.py) repeats its GameOver: the same
+    notifications as the end's announcement, so nothing new goes out unless it was lost."""
+    state, first = finished_game()
+    assert game_notifications("g1", state, None, at_ms=7, repeat_end=True) == game_notifications(
+        "g1", state, first, at_ms=7
+    )
+    notifications = InMemoryNotifications()
+    publisher = Publisher(notifications)
+    notifier = GameNotifier(publisher)
+    notifier.announce("g1", state, first)
+    notifier.announce("g1", state, None, repeat_end=True)  # the end was announced: nothing new
+    notifier.announce("g2", state, None, repeat_end=True)  # its replica died before announcing
+    await publisher.drain()
+    assert (publisher.published, publisher.duplicates) == (4, 2)
+    received = await stored(notifications, "pcarol")
+    assert [(r.notification.game_id, type(r.notification.kind)) for r in received] == [
+        ("g1", GameOver),
+        ("g2", GameOver),
+    ]
+
+
 def test_a_decision_a_bot_took_on_a_timeout_tells_the_seat_a_bot_took_over() -> None:
     rng = random.Random(5)
     state, _ = new_game()
