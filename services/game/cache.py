@@ -22,6 +22,7 @@ from services.engine import (
 )
 from services.eventstore import EventStoreError
 
+from .clock import bot_seats_to_act
 from .errors import CommandIdReused
 from .values import CommandResult
 
@@ -61,6 +62,8 @@ class CachedGame:
     # Dropped from the cache because the store no longer holds what it has (a rollback): whoever
     # still holds this object loads the game again.
     dropped: bool = False
+    # The last version this replica announced (its append, a cold load, a watcher's arrival).
+    announced: int = -1
 
     def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
         """Add whole batches (an append is atomic, so a read never splits one): the records,
@@ -90,6 +93,18 @@ class CachedGame:
                 signal = self.turn_signals.pop(seat, None)
                 if signal is not None:
                     signal.set()
+
+    def announce_on_arrival(self) -> bool:
+        """Whether a watcher arriving now (a Watch or Play stream opening) should have the state
+        announced again: bots owe a move in it and this replica has not announced it. Its
+        client may have come here because the replica that appended the state died before
+        announcing it; the sweeper would only announce it after the resend time. At most once
+        per state and replica (it is marked announced); a bot's turn announced twice is
+        decided once, under its command id."""
+        if self.announced == self.state.version or not bot_seats_to_act(self.state):
+            return False
+        self.announced = self.state.version
+        return True
 
     def turn_signal(self, seat: int) -> asyncio.Event:
         """What a TURNS watcher of `seat` waits on (shared by the seat's watchers)."""

@@ -203,6 +203,7 @@ class GameApplication:
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
         self._announce(Announcement(game_id, state, command_id, deadline, first, bot_waited_ms))
+        game.announced = state.version
         if self._timers is None:
             return
         if before < 0:
@@ -459,6 +460,8 @@ class GameApplication:
         appends reach them the moment they are made, and one follower per watched game (on the
         store's shared tail reader) brings in what other replicas append. So a watcher costs a
         wake-up per batch and what its mode sends, never a connection, a read or a decode.
+        A watcher's arrival announces a bots' state this replica has not announced
+        (`CachedGame.announce_on_arrival`).
         """
         game = await self._cached(game_id)
         async with game.lock:
@@ -470,6 +473,9 @@ class GameApplication:
             raise VersionOutOfRange(after_version, game.state.version)
         if game.state.phase is Phase.GAME_OVER and after_version == game.state.version:
             return  # the game is over and the caller has seen all of it
+        if self._bot_recheck_ms and game.announce_on_arrival():
+            deadline = deadline_ms(game.state, game.rest_since_ms)
+            self._announce(Announcement(game_id, game.state, "", deadline, None, None))
         with self._watching(game_id, game):
             if mode is WatchMode.EVENTS:
                 async for update in self._event_updates(game, seat, after_version):

@@ -8,6 +8,7 @@ games answered across both replicas, nothing is left pending.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import random
 from collections.abc import AsyncIterator, Sequence
@@ -21,7 +22,16 @@ from services.ai.dispatch import BotScheduler
 from services.ai.turns import BotTurn
 from services.api.verrater.v1 import view_pb2
 from services.codec import view_from_proto
-from services.engine import BotLevel, Phase, SeatAssignment, execute, to_act, view
+from services.engine import (
+    BotLevel,
+    GameState,
+    Phase,
+    PlayerCommand,
+    SeatAssignment,
+    execute,
+    to_act,
+    view,
+)
 from services.eventstore import EventStore, RedisEventStore
 from services.game.clock import bot_seats_to_act
 from services.game.errors import StaleVersion
@@ -235,28 +245,38 @@ class DiesAfterAppend:
         raise _Killed
 
 
-async def test_a_replica_that_dies_right_after_appending_a_persons_move_leaves_the_bots_a_wake_up(
-    replicas: tuple[Replica, Replica, Clock],
-) -> None:
-    a, b, clock = replicas
+async def until_the_person_hands_to_bots(
+    replica: Replica, clock: Clock, game_id: str
+) -> tuple[GameState, PlayerCommand]:
+    """Start a game of a person (seat 0) and bots on `replica`, and play it until only the
+    person must act, with a move that hands the turn to bots: that state and that move."""
     seats = (SeatAssignment("p0", "Person"), *BOTS[1:])
-    await a.app.start_game(NewGame(players=4, game_id="dies", seats=seats))
-    # The bots move (through a) until only the person must act, and their move hands the turn to
-    # bots: then no wake-up is due (nobody waits on a person without a turn timer).
+    await replica.app.start_game(NewGame(players=4, game_id=game_id, seats=seats))
     while True:
         clock.now += 0.01
-        state = await a.app.state("dies")
+        state = await replica.app.state(game_id)
         assert state.phase is not Phase.GAME_OVER
         if to_act(state) == (0,):
             legal = view(state, 0).legal
             handing = [c for c in legal if bot_seats_to_act(execute(state, c)[1])]
             if handing:
-                command = handing[0]
-                break
-            await a.app.submit("dies", 0, legal[0], expected_version=state.version, command_id="")
+                return state, handing[0]
+            await replica.app.submit(
+                game_id, 0, legal[0], expected_version=state.version, command_id=""
+            )
             continue
-        due = [t for t in a.launched if t.version == state.version and t.seat in to_act(state)]
-        await play(a, due[0])
+        due = [
+            t for t in replica.launched if t.version == state.version and t.seat in to_act(state)
+        ]
+        await play(replica, due[0])
+
+
+async def test_a_replica_that_dies_right_after_appending_a_persons_move_leaves_the_bots_a_wake_up(
+    replicas: tuple[Replica, Replica, Clock],
+) -> None:
+    a, b, clock = replicas
+    # Only the person acts (no wake-up is due: nobody waits on a person without a turn timer).
+    state, command = await until_the_person_hands_to_bots(a, clock, "dies")
     # The person's move lands, and a dies before it announces the bots' turns.
     a.app.store = DiesAfterAppend(a.app.store)  # type: ignore[assignment]
     with pytest.raises(_Killed):
@@ -346,3 +366,35 @@ async def test_a_replica_that_dies_right_after_appending_the_end_leaves_it_a_loo
     clock.now += 100 * RECHECK_MS / 1000
     assert await b.sweeper.sweep() == 0  # once: nothing is due any more
     assert b.ended == [("ends", after.version)] and a.ended == []
+
+
+async def test_a_watcher_arriving_at_another_replica_has_an_unannounced_bot_turn_announced(
+    replicas: tuple[Replica, Replica, Clock],
+) -> None:
+    """The person's app reconnects to b after a died between its append and its announcement:
+    b, which already held the game, announces the bots' turns at once (not after the resend
+    time), once however many watchers arrive."""
+    a, b, clock = replicas
+    state, command = await until_the_person_hands_to_bots(a, clock, "reconnects")
+    await b.app.state("reconnects")  # b holds the game (it loaded it: announced there too)
+    a.app.store = DiesAfterAppend(a.app.store)  # type: ignore[assignment]
+    with pytest.raises(_Killed):
+        await a.app.submit(
+            "reconnects", 0, command, expected_version=state.version, command_id="the-move"
+        )
+    after = await b.app.state("reconnects")  # b follows the store: nothing announced
+    owed = {(seat, after.version) for seat in bot_seats_to_act(after)}
+    assert owed and not owed & {(turn.seat, turn.version) for turn in b.launched}
+    announced = len(b.launched)
+    watchers = []
+    for _ in range(3):
+        updates = b.app.updates("reconnects", 0, after.version)
+        watchers.append((updates, asyncio.create_task(anext(updates))))
+    await asyncio.sleep(0.05)  # each watcher waits for news now
+    assert {(turn.seat, turn.version) for turn in b.launched[announced:]} == owed
+    assert len(b.launched) == announced + len(owed)  # once, not per watcher
+    for updates, waiting in watchers:
+        waiting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+        await updates.aclose()
