@@ -1,12 +1,12 @@
 """`verrater retention`: finished games leave Redis for export files that stay auditable.
 
 For each game stream on the Redis (or Redis Cluster: the scan visits every master) whose last
-event is the game's end, recorded at least ``min_age_days`` ago: read the whole log, audit it,
-write it as JSON Lines (docs/LOG_FORMAT.md) to ``<out>/<game id>.jsonl``, read the file back
-and compare, and only then remove the stream, in one script that checks the stream still ends
-at the version exported. A running game is never touched, nor one whose log fails its audit
-(reported, kept for an operator to look at). ``verrater audit --file <out>/<id>.jsonl`` proves
-an exported game as it proved the stored one.
+event is the game's end, appended at least ``min_age_days`` ago (`ended_at_ms`): read the whole
+log, audit it, write it as JSON Lines (docs/LOG_FORMAT.md) to ``<out>/<game id>.jsonl``, read
+the file back and compare, and only then remove the stream, in one script that checks the
+stream still ends at the version exported. A running game is never touched, nor one whose log
+fails its audit (reported, kept for an operator to look at). ``verrater audit --file
+<out>/<id>.jsonl`` proves an exported game as it proved the stored one.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from services.codec import decode_record
 from services.engine import GameEnded
-from services.eventstore import RedisEventStore
+from services.eventstore import RedisEventStore, StoredEvent
 
 from .export import LogEntry, read_log, write_jsonl
 from .verify import audit
@@ -60,7 +60,7 @@ async def retain(
         if not isinstance(last.event, GameEnded):
             report.running += 1
             continue
-        if last.recorded_at_ms > cutoff:
+        if ended_at_ms(stored) > cutoff:
             report.too_recent += 1
             continue
         entries = [LogEntry.from_stored(event) for event in stored]
@@ -79,6 +79,17 @@ async def retain(
             else:
                 report.changed_meanwhile += 1
     return report
+
+
+def ended_at_ms(stored: list[StoredEvent]) -> int:
+    """When the game ended: when its last batch was appended, which only the batch's first
+    record carries (the decision; `GameEnded` comes after it, without a time). 0 for a log
+    written before times were recorded, which counts as old."""
+    for event in reversed(stored):
+        recorded = decode_record(event.payload).recorded_at_ms
+        if recorded:
+            return recorded
+    return 0
 
 
 def _write_durably(target: Path, entries: list[LogEntry], game_id: str) -> None:
