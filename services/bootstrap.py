@@ -36,7 +36,7 @@ from services.api.verrater.v1 import (
     stats_pb2,
     stats_pb2_grpc,
 )
-from services.config import Config
+from services.config import Config, ConfigError
 from services.engine import GameState
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
@@ -185,7 +185,9 @@ def _bot_scheduler(
 ) -> tuple[BotScheduler | None, Callable[[], Awaitable[None]] | None]:
     """Where this process sends bot turns (see Config.bots)."""
     if config.bots not in BOT_MODES:
-        raise ValueError(f"VERRATER_BOTS must be one of {', '.join(BOT_MODES)}")
+        raise ConfigError(
+            f"VERRATER_BOTS must be one of {', '.join(BOT_MODES)}, not {config.bots!r}"
+        )
     mode = config.bots
     replica = ("", "")  # the address bot turns name, and its seal: none
     if mode == "auto":
@@ -194,7 +196,7 @@ def _bot_scheduler(
         return None, None
     if mode == "celery":
         if not config.broker:
-            raise ValueError(
+            raise ConfigError(
                 "bots on Celery workers need VERRATER_BROKER_URL, or a REDIS_URL that is not a "
                 "cluster (Celery cannot use a Redis Cluster as its broker)"
             )
@@ -215,13 +217,16 @@ def worker_settings(config: Config) -> WorkerSettings:
     """What the Celery workers, and the game service that sends them bot turns, need."""
     from services.ai.worker import WorkerSettings
 
-    if config.broker is None and config.redis_cluster:
-        raise ValueError(
-            "REDIS_URL names a Redis Cluster, which cannot be Celery's broker: "
-            "set VERRATER_BROKER_URL (RabbitMQ, or a standalone Redis)"
+    if config.broker is None:
+        raise ConfigError(
+            "REDIS_URL names a Redis Cluster, which cannot be Celery's broker: set "
+            "VERRATER_BROKER_URL (RabbitMQ, or a standalone Redis)"
+            if config.redis_cluster
+            else "bot turns travel through Celery's broker: set VERRATER_BROKER_URL (RabbitMQ, "
+            "or a Redis), or REDIS_URL to use the event store's Redis"
         )
     return WorkerSettings(
-        broker_url=config.broker or "redis://127.0.0.1:6379/0",
+        broker_url=config.broker,
         result_url=config.standalone_redis_url,
         game_address=config.game_address or "127.0.0.1:50051",
         token_secret=config.token_secret,
@@ -316,7 +321,10 @@ async def start_backend(
     `x-forwarded-for` (the browser's address) it then believes.
     """
     if "game" not in services and not config.game_address:
-        raise ValueError("without the game service here, set VERRATER_GAME_ADDR")
+        raise ConfigError(
+            "the game service does not run in this process: set VERRATER_GAME_ADDR to where it "
+            "listens (host:port, or dns:///name:port for every replica)"
+        )
     issuer = config.issuer
     limiter = RateLimiter(rate_limits(config))
     # Whose x-forwarded-for names the client, for the limits per network address: the embedded

@@ -427,8 +427,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from services.config import ConfigError
+
     args = build_parser().parse_args(argv)
-    code: int = args.handler(args)
+    try:
+        code: int = args.handler(args)
+    except ConfigError as error:  # a setting to fix: say which, without a traceback
+        print(f"verrater: {error}", file=sys.stderr)
+        return 2
     return code
 
 

@@ -9,14 +9,43 @@ from __future__ import annotations
 import ipaddress
 import os
 import socket
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from services.eventstore import is_cluster_url
 from services.rpc import DEFAULT_TOKEN_TTL_SECONDS, DEVELOPMENT_SECRET, TokenIssuer
 
 
-def _optional_int(value: str | None) -> int | None:
-    return int(value) if value else None
+class ConfigError(ValueError):
+    """A setting that cannot work; the message names the variable to fix. The CLI prints it
+    and exits with status 2, without a traceback."""
+
+
+def _optional_int(env: Mapping[str, str], name: str) -> int | None:
+    """The whole number `name` is set to, else None (ConfigError when it is not one)."""
+    value = env.get(name)
+    return int(_parsed(int, name, value)) if value else None
+
+
+def _parsed(kind: type[int] | type[float], name: str, value: str) -> Any:
+    try:
+        return kind(value)
+    except ValueError:
+        what = "a whole number" if kind is int else "a number"
+        raise ConfigError(f"{name} must be {what}, not {value!r}") from None
+
+
+def _int(env: Mapping[str, str], name: str, default: int) -> int:
+    """The whole number `name` is set to, else `default` (ConfigError when it is not one)."""
+    value = env.get(name)
+    return default if value is None else int(_parsed(int, name, value))
+
+
+def _float(env: Mapping[str, str], name: str, default: float) -> float:
+    """The number `name` is set to, else `default` (ConfigError when it is not one)."""
+    value = env.get(name)
+    return default if value is None else float(_parsed(float, name, value))
 
 
 @dataclass(frozen=True)
@@ -113,53 +142,49 @@ class Config:
         return cls(
             bind=env.get("VERRATER_BIND", cls.bind),
             redis_url=env.get("REDIS_URL") or None,
-            redis_wait_replicas=_optional_int(env.get("VERRATER_REDIS_WAIT_REPLICAS")),
-            redis_wait_ms=int(env.get("VERRATER_REDIS_WAIT_MS", cls.redis_wait_ms)),
+            redis_wait_replicas=_optional_int(env, "VERRATER_REDIS_WAIT_REPLICAS"),
+            redis_wait_ms=_int(env, "VERRATER_REDIS_WAIT_MS", cls.redis_wait_ms),
             token_secret=env.get("VERRATER_TOKEN_SECRET") or cls.token_secret,
-            token_ttl_seconds=int(env.get("VERRATER_TOKEN_TTL", cls.token_ttl_seconds)),
+            token_ttl_seconds=_int(env, "VERRATER_TOKEN_TTL", cls.token_ttl_seconds),
             game_address=env.get("VERRATER_GAME_ADDR") or None,
             log_level=env.get("VERRATER_LOG_LEVEL", cls.log_level),
-            grace_seconds=float(env.get("VERRATER_GRACE_SECONDS", cls.grace_seconds)),
+            grace_seconds=_float(env, "VERRATER_GRACE_SECONDS", cls.grace_seconds),
             bots=env.get("VERRATER_BOTS", cls.bots),
-            metrics_port=int(env.get("VERRATER_METRICS_PORT", cls.metrics_port)),
+            metrics_port=_int(env, "VERRATER_METRICS_PORT", cls.metrics_port),
             log_format=env.get("VERRATER_LOG_FORMAT", cls.log_format),
-            command_rate=float(env.get("VERRATER_COMMAND_RATE", cls.command_rate)),
-            lobby_rate=float(env.get("VERRATER_LOBBY_RATE", cls.lobby_rate)),
-            streams_per_player=int(env.get("VERRATER_STREAMS_PER_PLAYER", cls.streams_per_player)),
-            streams_per_peer=int(env.get("VERRATER_STREAMS_PER_PEER", cls.streams_per_peer)),
-            stream_backlog=int(env.get("VERRATER_STREAM_BACKLOG", cls.stream_backlog)),
+            command_rate=_float(env, "VERRATER_COMMAND_RATE", cls.command_rate),
+            lobby_rate=_float(env, "VERRATER_LOBBY_RATE", cls.lobby_rate),
+            streams_per_player=_int(env, "VERRATER_STREAMS_PER_PLAYER", cls.streams_per_player),
+            streams_per_peer=_int(env, "VERRATER_STREAMS_PER_PEER", cls.streams_per_peer),
+            stream_backlog=_int(env, "VERRATER_STREAM_BACKLOG", cls.stream_backlog),
             trusted_proxies=env.get("VERRATER_TRUSTED_PROXIES", cls.trusted_proxies),
-            guest_rate=float(env.get("VERRATER_GUEST_RATE", cls.guest_rate)),
-            guest_global_rate=float(env.get("VERRATER_GUEST_GLOBAL_RATE", cls.guest_global_rate)),
-            signin_rate=float(env.get("VERRATER_SIGNIN_RATE", cls.signin_rate)),
-            signin_peer_rate=float(env.get("VERRATER_SIGNIN_PEER_RATE", cls.signin_peer_rate)),
-            peer_tables=int(env.get("VERRATER_PEER_TABLES", cls.peer_tables)),
-            quick_match_turn_seconds=int(
-                env.get("VERRATER_QUICK_MATCH_TURN_SECONDS", cls.quick_match_turn_seconds)
+            guest_rate=_float(env, "VERRATER_GUEST_RATE", cls.guest_rate),
+            guest_global_rate=_float(env, "VERRATER_GUEST_GLOBAL_RATE", cls.guest_global_rate),
+            signin_rate=_float(env, "VERRATER_SIGNIN_RATE", cls.signin_rate),
+            signin_peer_rate=_float(env, "VERRATER_SIGNIN_PEER_RATE", cls.signin_peer_rate),
+            peer_tables=_int(env, "VERRATER_PEER_TABLES", cls.peer_tables),
+            quick_match_turn_seconds=_int(
+                env, "VERRATER_QUICK_MATCH_TURN_SECONDS", cls.quick_match_turn_seconds
             ),
             web_bind=env.get("VERRATER_WEB_BIND", cls.web_bind),
             web_origins=env.get("VERRATER_WEB_ORIGINS", cls.web_origins),
             lobby_address=env.get("VERRATER_LOBBY_ADDR") or None,
             ai_address=env.get("VERRATER_AI_ADDR") or None,
-            notify_streams=int(env.get("VERRATER_NOTIFY_STREAMS", cls.notify_streams)),
-            notify_pending=int(env.get("VERRATER_NOTIFY_PENDING", cls.notify_pending)),
-            notify_outbound_maxlen=int(
-                env.get("VERRATER_NOTIFY_OUTBOUND_MAXLEN", cls.notify_outbound_maxlen)
+            notify_streams=_int(env, "VERRATER_NOTIFY_STREAMS", cls.notify_streams),
+            notify_pending=_int(env, "VERRATER_NOTIFY_PENDING", cls.notify_pending),
+            notify_outbound_maxlen=_int(
+                env, "VERRATER_NOTIFY_OUTBOUND_MAXLEN", cls.notify_outbound_maxlen
             ),
             broker_url=env.get("VERRATER_BROKER_URL") or None,
             bot_queue=env.get("VERRATER_BOT_QUEUE", cls.bot_queue),
-            task_visibility_seconds=int(
-                env.get("VERRATER_TASK_VISIBILITY", cls.task_visibility_seconds)
+            task_visibility_seconds=_int(
+                env, "VERRATER_TASK_VISIBILITY", cls.task_visibility_seconds
             ),
-            bot_min_think_ms=float(env.get("VERRATER_BOT_MIN_THINK_MS", cls.bot_min_think_ms)),
-            bot_publish_gap_ms=float(
-                env.get("VERRATER_BOT_PUBLISH_GAP_MS", cls.bot_publish_gap_ms)
-            ),
+            bot_min_think_ms=_float(env, "VERRATER_BOT_MIN_THINK_MS", cls.bot_min_think_ms),
+            bot_publish_gap_ms=_float(env, "VERRATER_BOT_PUBLISH_GAP_MS", cls.bot_publish_gap_ms),
             advertise_address=env.get("VERRATER_ADVERTISE_ADDR") or None,
-            bot_resend_seconds=float(
-                env.get("VERRATER_BOT_RESEND_SECONDS", cls.bot_resend_seconds)
-            ),
-            worker_concurrency=int(env.get("VERRATER_WORKER_CONCURRENCY", cls.worker_concurrency)),
+            bot_resend_seconds=_float(env, "VERRATER_BOT_RESEND_SECONDS", cls.bot_resend_seconds),
+            worker_concurrency=_int(env, "VERRATER_WORKER_CONCURRENCY", cls.worker_concurrency),
         )
 
     @property
@@ -195,7 +220,7 @@ class Config:
             try:
                 setting = socket.gethostbyname(name)
             except OSError as error:
-                raise ValueError(
+                raise ConfigError(
                     f"VERRATER_ADVERTISE_ADDR=auto: this host's name {name!r} does not "
                     f"resolve ({error}); set the replica's address instead"
                 ) from None

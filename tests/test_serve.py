@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc import aio
 
 from services.api.verrater.v1 import (
@@ -324,3 +325,40 @@ def test_embedded_mode_off_loopback_never_accepts_the_public_development_secret(
     assert forged_code is grpc.StatusCode.UNAUTHENTICATED
     assert issued_code is grpc.StatusCode.OK  # the server's own tokens work
     assert "random secret" in output
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "message"),
+    [
+        (["serve", "lobby"], {}, "set VERRATER_GAME_ADDR"),
+        (["serve", "game"], {"VERRATER_BOTS": "celry"}, "VERRATER_BOTS must be one of"),
+        (["serve", "game"], {}, "bots on Celery workers need VERRATER_BROKER_URL"),
+        (["worker"], {}, "set VERRATER_BROKER_URL"),
+        (["serve"], {"VERRATER_GRACE_SECONDS": "soon"}, "VERRATER_GRACE_SECONDS must be a number"),
+        (["serve"], {"VERRATER_METRICS_PORT": "9.5"}, "VERRATER_METRICS_PORT must be a whole"),
+    ],
+)
+def test_a_setting_that_cannot_work_is_named_without_a_traceback(
+    args: list[str], env: dict[str, str], message: str
+) -> None:
+    """A process built by hand and missing a variable says which one and exits with 2, before
+    it listens anywhere (a worker: before it takes its broker's Redis for granted)."""
+    unset = ("REDIS_URL", "VERRATER_BROKER_URL", "VERRATER_GAME_ADDR", "VERRATER_BOTS")
+    base = {name: value for name, value in os.environ.items() if name not in unset}
+    result = subprocess.run(
+        [sys.executable, "-m", "services.cli", *args],
+        check=False,
+        cwd=ROOT,
+        env={
+            **base,
+            "VERRATER_BIND": f"127.0.0.1:{free_port()}",
+            "VERRATER_TOKEN_SECRET": SECRET,
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("verrater: ") and message in result.stderr
+    assert "Traceback" not in result.stderr

@@ -48,7 +48,8 @@ SECRET_ENV_FILE = "secrets.env"
 
 @cache
 def config_env_names() -> frozenset[str]:
-    """The variables `Config.from_env` reads: every `env.get("NAME", ...)` in its body."""
+    """The variables `Config.from_env` reads: every `env.get("NAME", ...)` in its body, and every
+    `_int(env, "NAME", ...)`, `_float(...)` and `_optional_int(...)` (the parsing helpers)."""
     tree = ast.parse(CONFIG_SOURCE.read_text())
     config = next(
         node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "Config"
@@ -67,6 +68,15 @@ def config_env_names() -> frozenset[str]:
         and call.args
         and isinstance(call.args[0], ast.Constant)
         and isinstance(call.args[0].value, str)
+    } | {
+        call.args[1].value
+        for call in ast.walk(from_env)
+        if isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id in {"_int", "_float", "_optional_int"}
+        and len(call.args) > 1
+        and isinstance(call.args[1], ast.Constant)
+        and isinstance(call.args[1].value, str)
     }
     return frozenset(names)
 
