@@ -175,7 +175,7 @@ def _worker(args: argparse.Namespace) -> int:
     from services.ai.worker import make_app
     from services.bootstrap import worker_settings
     from services.config import Config
-    from services.observability import configure_logging, start_metrics
+    from services.observability import configure_logging, start_worker_metrics
 
     config = Config.from_env()
     if args.broker is not None:
@@ -186,8 +186,9 @@ def _worker(args: argparse.Namespace) -> int:
     # Celery logs two lines per task at INFO: noise (and CPU) at hundreds of bot moves a second.
     for name in ("celery.app.trace", "celery.worker.strategy"):
         logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLevelName(level)))
-    start_metrics(config.metrics_port)
-    app = make_app(worker_settings(config))
+    settings = worker_settings(config)  # a setting that cannot work stops it here
+    start_worker_metrics(config.metrics_port)
+    app = make_app(settings)
     app.worker_main(
         argv=[
             "worker",

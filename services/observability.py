@@ -14,7 +14,16 @@ from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import structlog
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    start_http_server,
+)
 
 _SECRET_KEYS = ("token", "secret", "authorization", "password", "seed")
 
@@ -46,6 +55,21 @@ BOT_TASK_SECONDS = Histogram(
     buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
 BOT_QUEUE_DEPTH = Gauge("verrater_bot_queue_depth", "Bot turns waiting in the Celery queue.")
+
+# A worker's own metrics, on a registry of their own (`start_worker_metrics`): the game
+# service's above mean nothing in a worker, where they would all read 0.
+WORKER_MESSAGES = Counter(
+    "verrater_worker_messages_total",
+    "Task messages this worker took from the broker, by task name.",
+    ["task"],
+    registry=None,
+)
+WORKER_DISCARDED = Counter(
+    "verrater_worker_discarded_total",
+    "Messages this worker discarded unrun: an unknown task name, or not a task at all.",
+    ["why"],
+    registry=None,
+)
 
 
 def _drop_secrets(
@@ -109,3 +133,18 @@ def start_metrics(port: int) -> None:
     """Serve /metrics on `port` (0: no metrics server)."""
     if port:
         start_http_server(port)
+
+
+def start_worker_metrics(port: int) -> None:
+    """Serve a worker's /metrics on `port` (0: none): its consuming process's CPU, memory and
+    garbage collection, and the messages it took from the broker or discarded. How long bot
+    turns take is the game service's `verrater_bot_task_seconds`, which sees them end to end."""
+    if not port:
+        return
+    registry = CollectorRegistry()
+    ProcessCollector(registry=registry)
+    PlatformCollector(registry=registry)
+    GCCollector(registry=registry)
+    registry.register(WORKER_MESSAGES)
+    registry.register(WORKER_DISCARDED)
+    start_http_server(port, registry=registry)

@@ -36,10 +36,17 @@ from typing import Any, TypeVar
 
 import grpc
 from celery import Celery
-from celery.signals import worker_process_init, worker_process_shutdown
+from celery.signals import (
+    task_received,
+    task_rejected,
+    task_unknown,
+    worker_process_init,
+    worker_process_shutdown,
+)
 
 from services.api.verrater.v1 import ruleset_pb2, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
+from services.observability import WORKER_DISCARDED, WORKER_MESSAGES
 from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
 
 from .levels import policy_for_level, searches
@@ -159,6 +166,18 @@ def make_app(settings: WorkerSettings | None = None) -> Celery:
     @worker_process_init.connect(weak=False)
     def _made(**_: Any) -> None:
         this_process()
+
+    @task_received.connect(weak=False)
+    def _received(request: Any, **_: Any) -> None:  # in the consuming process
+        WORKER_MESSAGES.labels(request.name).inc()
+
+    @task_unknown.connect(weak=False)
+    def _unknown(**_: Any) -> None:
+        WORKER_DISCARDED.labels("unknown task").inc()
+
+    @task_rejected.connect(weak=False)
+    def _rejected(**_: Any) -> None:
+        WORKER_DISCARDED.labels("not a task").inc()
 
     @worker_process_shutdown.connect(weak=False)
     def _ending(**_: Any) -> None:

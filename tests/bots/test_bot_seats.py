@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
 import tempfile
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -20,6 +22,7 @@ import pytest
 import redis
 from grpc import aio
 
+from services.ai.worker import make_app
 from services.api.verrater.v1 import (
     ai_pb2,
     ai_pb2_grpc,
@@ -32,7 +35,8 @@ from services.api.verrater.v1 import (
 )
 from services.audit.export import LogEntry
 from services.audit.verify import audit
-from services.bootstrap import Backend, start_backend
+from services.bench.common import free_port
+from services.bootstrap import Backend, start_backend, worker_settings
 from services.codec import decode_record
 from services.config import Config
 from services.engine import deciding_seat
@@ -246,15 +250,37 @@ async def test_one_scripted_player_and_three_celery_bots_finish_a_game(
 
 
 async def test_four_bots_play_a_whole_game_after_the_lobby_starts_it(fresh_redis_url: str) -> None:
+    """And the worker's metrics count the messages it took, and the one it discarded."""
+    metrics = free_port()
     async with stack(fresh_redis_url) as s:
-        with celery_worker(fresh_redis_url, s.address):
+        with celery_worker(fresh_redis_url, s.address, VERRATER_METRICS_PORT=str(metrics)):
             organiser = await guest(s, "Organiser")
             table = await bot_table(s, organiser, 4, sits_out=True)
             assert table.status == lobby_pb2.TABLE_STATUS_STARTED
             final = await asyncio.wait_for(
                 follow_to_the_end(s, table.game_id, organiser, {}), timeout=180
             )
+            app = make_app(worker_settings(Config(redis_url=fresh_redis_url)))
+            app.send_task("verrater.no_such_task", queue="verrater.bots")
+            async with asyncio.timeout(30):
+                while 'why="unknown task"} 1.0' not in (scraped := await scrape(metrics)):
+                    await asyncio.sleep(0.1)
     assert list(final.winners)
+    took = re.search(r'verrater_worker_messages_total\{task="verrater.bot_turns"\} (\d+)', scraped)
+    assert took is not None and int(took.group(1)) > 0
+    assert "process_cpu_seconds_total" in scraped
+    assert "verrater_commands_total" not in scraped  # the game service's, all 0 in a worker
+
+
+async def scrape(port: int) -> str:
+    def get() -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+            return str(reply.read().decode())
+
+    try:
+        return await asyncio.to_thread(get)
+    except OSError:
+        return ""  # not listening yet
 
 
 async def test_a_worker_killed_mid_move_is_replaced_and_the_bot_moves_exactly_once(
