@@ -581,7 +581,8 @@ async def serve(config: Config, services: frozenset[str]) -> None:
         backend = await start_backend(config, services, door_socket=socket)
         door = await start_web(config, Upstreams.one(f"unix:{socket}")) if socket else None
         tune_garbage_collector()
-        where = config.redis_url or "the in-memory store"
+        stateful = bool(services & {"game", "lobby"})
+        where = (config.redis_url or "the in-memory store") if stateful else "no state"
         log.info(
             "%s listening on port %d, state in %s",
             ", ".join(sorted(services | ({"stats"} if "game" in services else set()))),

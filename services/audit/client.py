@@ -70,4 +70,9 @@ def _explain(error: aio.AioRpcError, game_id: str, server: str) -> str:
         return f"the server at {server} has no game {game_id!r}"
     if code is grpc.StatusCode.FAILED_PRECONDITION:
         return f"{details} (the full log opens when the game is over)"
+    if code is grpc.StatusCode.UNIMPLEMENTED:
+        return (
+            f"{server} serves no game service ({details}): name the game service with --game "
+            "(a distributed backend's lobby does not serve game logs)"
+        )
     return f"GetLog failed with {code.name}: {details}"

@@ -171,7 +171,8 @@ def game_line(game: lobby_pb2.MyGame) -> str:
     if game.HasField("deadline"):
         left = game.deadline.seconds - time.time()
         state += f" ({countdown(left)} left)" if left > 0 else " (time is up)"
-    return f"Resume game {game.game_id}: round {game.round or 'before 1'}, {state}; with {others}"
+    when = f"round {game.round}" if game.round else "before round 1"
+    return f"Resume game {game.game_id}: {when}, {state}; with {others}"
 
 
 def choose_game(

@@ -10,7 +10,10 @@ import pytest
 
 from services.audit import LogEntry, audit, read_log, tell_story
 from services.audit.client import TOKEN_ENV, FetchError, choose_token, fetch_log
+from services.bootstrap import start_backend
+from services.config import Config
 from services.eventstore import InMemoryEventStore
+from services.lobby.store import InMemoryLobbyStore
 from services.rpc import TokenIssuer
 from tests.game.harness import SECRET, ScriptedGame, running_server
 
@@ -85,3 +88,15 @@ def test_the_token_is_the_given_one_else_the_environment_s_else_a_minted_one(
     monkeypatch.setenv(TOKEN_ENV, "from-the-environment")
     assert choose_token(issuer=issuer) == "from-the-environment"
     assert choose_token("given", issuer) == "given"
+
+
+async def test_a_server_without_the_game_service_is_named_with_what_to_pass() -> None:
+    """A distributed backend's lobby does not serve GetLog: say to name the game service."""
+    config = Config(bind="127.0.0.1:0", token_secret=SECRET, game_address="127.0.0.1:1")
+    backend = await start_backend(config, frozenset({"lobby"}), lobby_store=InMemoryLobbyStore())
+    try:
+        issuer = TokenIssuer(SECRET)
+        with pytest.raises(FetchError, match=r"serves no game service.*--game"):
+            await fetch_log("g1", server=f"127.0.0.1:{backend.port}", issuer=issuer)
+    finally:
+        await backend.stop()
