@@ -50,6 +50,7 @@ def _bench_game(args: argparse.Namespace) -> int:
         redis_url,
         args.api,
         redis_cluster=args.redis_cluster,
+        spectators=args.spectators,
     )
     _print_figures(result, as_json=args.json)
     return 0
@@ -322,6 +323,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="play",
         help="how seats play: one Play stream each (default), or a Watch stream in TURNS mode "
         "and a SubmitCommand call per decision",
+    )
+    game.add_argument(
+        "--spectators",
+        type=int,
+        default=0,
+        help="Watch streams following each game besides its seats (every event, grouped)",
     )
     game.add_argument("--redis-url", help="Redis to use (REDIS_URL; none: a private redis-server)")
     _cluster_option(game)

@@ -52,6 +52,8 @@ class Tally:
     events: int = 0
     stale: int = 0
     finished: list[str] = field(default_factory=list)
+    #: Updates the spectators received, all of them together.
+    spectated: int = 0
 
 
 async def _play_seat(
@@ -146,6 +148,19 @@ async def _play_seat_on_stream(
         call.cancel()
 
 
+async def _spectate(
+    stub: game_pb2_grpc.GameServiceAsyncStub,
+    game_id: str,
+    token: tuple[tuple[str, str], ...],
+    tally: Tally,
+) -> None:
+    """A spectator of one game, as the page follows one: every event, a batch per message,
+    until the stream ends with the game."""
+    request = game_pb2.WatchRequest(game_id=game_id, mode=game_pb2.WATCH_MODE_EVENTS, grouped=True)
+    async for response in stub.Watch(request, metadata=token):
+        tally.spectated += len(response.updates)
+
+
 async def play_games(
     stub: game_pb2_grpc.GameServiceAsyncStub,
     issuer: TokenIssuer,
@@ -154,8 +169,10 @@ async def play_games(
     api: str,
     rng: random.Random,
     tally: Tally,
+    spectators: int = 0,
 ) -> None:
-    """One game slot: play random games back to back until cancelled."""
+    """One game slot: play random games back to back until cancelled, each watched by
+    `spectators` more streams."""
     play_seat = _play_seat_on_stream if api == "play" else _play_seat
     service = bearer(issuer.mint("bench", role=Role.SERVICE))
     while True:
@@ -172,7 +189,11 @@ async def play_games(
                     tally=tally,
                 )
                 for seat in range(4)
-            ]
+            ],
+            *[
+                _spectate(stub, game_id, bearer(issuer.mint(f"{game_id}-fan-{fan}")), tally)
+                for fan in range(spectators)
+            ],
         )
         tally.finished.append(game_id)
 
@@ -212,7 +233,7 @@ async def _rebuild_ms(redis_url: str, game_id: str | None, repeats: int = 30) ->
 
 
 async def _run(
-    games: int, think_ms: float, duration: float, redis_url: str, api: str
+    games: int, think_ms: float, duration: float, redis_url: str, api: str, *, spectators: int
 ) -> dict[str, float | str | None]:
     port = free_port()
     env = {
@@ -240,7 +261,15 @@ async def _run(
             started = time.monotonic()
             slots = [
                 asyncio.create_task(
-                    play_games(stub, issuer, think_ms, api=api, rng=random.Random(i), tally=tally)
+                    play_games(
+                        stub,
+                        issuer,
+                        think_ms,
+                        api=api,
+                        rng=random.Random(i),
+                        tally=tally,
+                        spectators=spectators,
+                    )
                 )
                 for i in range(games)
             ]
@@ -267,6 +296,8 @@ async def _run(
         "p99_ms": round(percentile(tally.latencies_ms, 0.99), 2),
         "events_per_s": round(tally.events / elapsed, 1),
         "games_finished": len(tally.finished),
+        "spectators": spectators,
+        "spectator_updates_per_s": round(tally.spectated / elapsed, 1),
         "stale_commands": tally.stale,
         "rebuild_ms": round(rebuild["total"], 3),
         "rebuild_read_ms": round(rebuild["read"], 3),
@@ -294,20 +325,24 @@ def run_game_bench(
     api: str = "play",
     *,
     redis_cluster: int = 0,
+    spectators: int = 0,
 ) -> dict[str, float | str | None]:
     """Run the benchmark against `redis_url`, or a private redis-server when None, or a
     private Redis Cluster of `redis_cluster` masters (a replica each) when that is not 0.
 
     `api` is how the seats play: "play" (one Play stream per seat) or "unary" (a Watch stream
-    in TURNS mode and one SubmitCommand call per decision).
+    in TURNS mode and one SubmitCommand call per decision). `spectators`: Watch streams (EVENTS,
+    grouped) following each game besides its seats.
     """
     if api not in APIS:
         raise ValueError(f"api must be one of {', '.join(APIS)}")
     if redis_cluster:
         with local_redis_cluster(redis_cluster) as cluster:
-            figures = asyncio.run(_run(games, think_ms, duration, cluster.url, api))
+            figures = asyncio.run(
+                _run(games, think_ms, duration, cluster.url, api, spectators=spectators)
+            )
             return {**figures, "redis_nodes": len(cluster.nodes)}
     if redis_url:
-        return asyncio.run(_run(games, think_ms, duration, redis_url, api))
+        return asyncio.run(_run(games, think_ms, duration, redis_url, api, spectators=spectators))
     with local_redis() as url:
-        return asyncio.run(_run(games, think_ms, duration, url, api))
+        return asyncio.run(_run(games, think_ms, duration, url, api, spectators=spectators))
