@@ -16,15 +16,23 @@ from services.engine import (
     Phase,
     PlayerCommand,
     RuleViolation,
+    at_rest,
     decide,
+    evolve,
     fold,
+    redact_event,
     to_act,
+    view,
 )
 from services.eventstore import EventStoreError
 
-from .clock import bot_seats_to_act
+from .clock import bot_seats_to_act, deadline_ms
 from .errors import CommandIdReused
-from .values import CommandResult
+from .values import CommandResult, Update
+
+#: How many of a game's latest versions keep what spectators see of them (a spectator that
+#: joins further back makes its own, as a seat's watcher always does).
+PUBLIC_MEMO = 64
 
 
 @dataclass(slots=True)
@@ -64,6 +72,9 @@ class CachedGame:
     dropped: bool = False
     # The last version this replica announced (its append, a cold load, a watcher's arrival).
     announced: int = -1
+    # What spectators see of the latest events, made once for all of them: version -> (the
+    # update, the state after it). Only while someone spectates; the last PUBLIC_MEMO kept.
+    public: dict[int, tuple[Update, GameState]] = field(default_factory=dict)
 
     def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
         """Add whole batches (an append is atomic, so a read never splits one): the records,
@@ -93,6 +104,30 @@ class CachedGame:
                 signal = self.turn_signals.pop(seat, None)
                 if signal is not None:
                     signal.set()
+
+    def public_update(self, version: int, before: GameState) -> tuple[Update, GameState]:
+        """What a spectator sees of the event at `version`, and the state after it, from the
+        state `before` it: made by the first spectator to get there, and shared by the others
+        (every spectator of a game is shown the same), for the latest PUBLIC_MEMO versions."""
+        known = self.public.get(version)
+        if known is not None:
+            return known
+        event = (record := self.record(version)).event
+        state = evolve(before, event)
+        rest = at_rest(state)
+        update = Update(
+            version,
+            redact_event(event, None, before),
+            view(state, None) if rest else None,
+            record.turn_timer_expired,
+            record.command_id,
+            deadline_ms(state, self.recorded_at(version)) if rest else None,
+        )
+        if version > self.state.version - PUBLIC_MEMO:
+            self.public[version] = (update, state)
+            while len(self.public) > PUBLIC_MEMO:
+                del self.public[min(self.public)]
+        return update, state
 
     def announce_on_arrival(self) -> bool:
         """Whether a watcher arriving now (a Watch or Play stream opening) should have the state

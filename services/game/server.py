@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc
@@ -39,13 +40,16 @@ from services.rpc import (
 from . import messages
 from .play import DEFAULT_MAX_PENDING, Answer, PlaySession, Submission, apply, decide
 from .service import GameApplication
-from .values import NewGame
+from .values import NewGame, Update
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 #: Decisions sent on a Play stream count against SubmitCommand's rate limit.
 SUBMIT_METHOD = f"/{SERVICE_NAME}/SubmitCommand"
 #: Commands one SubmitCommands call may carry (a bot-turn message's moves: TURNS_PER_TASK).
 MAX_COMMANDS_PER_CALL = 64
+#: Spectators' update messages kept to be shared (`GameServicer._public_message`): a game's
+#: spectators are at most a few versions apart, so a few per watched game are plenty.
+PUBLIC_MESSAGES = 1024
 
 
 class GameServicer(game_pb2_grpc.GameServiceServicer):
@@ -69,6 +73,8 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
         # The interceptor limits calls; a Play stream's decisions are limited one by one.
         self._limiter = limiter
         self._stream_backlog = stream_backlog
+        # Spectators' updates as messages, made once for all a game's spectators (`_public`).
+        self._public: OrderedDict[int, tuple[Update, game_pb2.GameUpdate]] = OrderedDict()
 
     async def GetView(
         self, request: game_pb2.GetViewRequest, context: Context
@@ -171,17 +177,17 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             raise ServiceError(
                 Reason.MALFORMED_REQUEST, f"unknown watch mode {request.mode}", field="mode"
             )
-        updates = self.app.updates(
-            game_id, identity.seat_in(game_id), messages.from_version(request.from_version), mode
-        )
+        seat = identity.seat_in(game_id)
+        updates = self.app.updates(game_id, seat, messages.from_version(request.from_version), mode)
+        message = messages.update_message if seat is not None else self._public_message
         if not request.grouped:
             async for update in updates:
-                yield game_pb2.WatchResponse(update=messages.update_message(update, game_id))
+                yield game_pb2.WatchResponse(update=message(update, game_id))
                 del update  # not held while the next is awaited
             return
         batch: list[game_pb2.GameUpdate] = []
         async for update in updates:
-            batch.append(messages.update_message(update, game_id))
+            batch.append(message(update, game_id))
             # A batch ends where the game is at rest again: the update that carries the view
             # (every update, in the views-only modes). The cache holds whole batches, so the
             # updates of one come without a wait in between.
@@ -191,6 +197,19 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             del update
         if batch:  # not expected (a batch ends at rest), but never dropped
             yield game_pb2.WatchResponse(updates=batch)
+
+    def _public_message(self, update: Update, game_id: str) -> game_pb2.GameUpdate:
+        """A spectator's update as a message: the application hands every spectator of a game
+        the same `Update` (GameApplication's public updates), so it is turned into a message
+        once, for the last PUBLIC_MESSAGES of them (a response copies it in)."""
+        known = self._public.get(id(update))
+        if known is not None and known[0] is update:
+            return known[1]
+        made = messages.update_message(update, game_id)
+        self._public[id(update)] = (update, made)
+        if len(self._public) > PUBLIC_MESSAGES:
+            self._public.popitem(last=False)
+        return made
 
     async def Play(
         self, requests: AsyncIterator[game_pb2.PlayRequest], context: Context

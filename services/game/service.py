@@ -497,21 +497,19 @@ class GameApplication:
             advanced = game.advanced
             while position < len(game.payloads):
                 position += 1
-                record = game.record(position)
-                recorded_at = record.recorded_at_ms or recorded_at
-                visible = redact_event(record.event, seat, state)
-                state = evolve(state, record.event)
-                rest = at_rest(state)
-                current = view(state, seat) if rest else None
-                deadline = deadline_ms(state, recorded_at) if rest else None
-                yield Update(
-                    position,
-                    visible,
-                    current,
-                    record.turn_timer_expired,
-                    record.command_id,
-                    deadline,
-                )
+                if seat is None:  # every spectator sees the same: made once, shared
+                    update, state = game.public_update(position, state)
+                else:
+                    record = game.record(position)
+                    recorded_at = record.recorded_at_ms or recorded_at
+                    visible = redact_event(record.event, seat, state)
+                    state = evolve(state, record.event)
+                    rest = at_rest(state)
+                    current = view(state, seat) if rest else None
+                    deadline = deadline_ms(state, recorded_at) if rest else None
+                    expired, command_id = record.turn_timer_expired, record.command_id
+                    update = Update(position, visible, current, expired, command_id, deadline)
+                yield update
                 if state.phase is Phase.GAME_OVER:
                     return  # nothing follows the last event: end the stream
             await self._wait(game, advanced)
@@ -566,6 +564,7 @@ class GameApplication:
         finally:
             game.watchers -= 1
             if game.watchers == 0:
+                game.public.clear()
                 if game.follower is not None:
                     game.follower.cancel()
                     game.follower = None
