@@ -13,15 +13,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize("api", ["play", "unary"])
+@pytest.mark.parametrize(("api", "spectators"), [("play", 0), ("unary", 2)])
 def test_bench_game_plays_through_the_service_and_reports_its_figures(
-    redis_url: str, api: str
+    redis_url: str, api: str, spectators: int
 ) -> None:
     done = subprocess.run(
         [
             sys.executable, "-m", "services.cli", "bench", "game",
             "--games", "2", "--think-ms", "0", "--duration", "5",
-            "--api", api, "--redis-url", redis_url, "--json",
+            "--api", api, "--spectators", str(spectators), "--redis-url", redis_url, "--json",
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
@@ -37,6 +37,8 @@ def test_bench_game_plays_through_the_service_and_reports_its_figures(
     assert figures["games_finished"] >= 1  # so rebuild_ms timed a real finished game
     assert figures["server_cpu_ms_per_command"] is None or figures["server_cpu_ms_per_command"] > 0
     assert figures["client_cpu_utilisation"] > 0
+    assert figures["spectators"] == spectators
+    assert (figures["spectator_updates_per_s"] > 0) == (spectators > 0)
 
 
 def test_bench_echo_reports_this_machines_floor_per_grpc_call() -> None:
