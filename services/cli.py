@@ -183,7 +183,7 @@ def _worker(args: argparse.Namespace) -> int:
         config = replace(config, broker_url=args.broker)
     concurrency = args.concurrency or config.worker_concurrency or os.cpu_count() or 1
     level = args.log_level or config.log_level
-    configure_logging(level, config.log_format)
+    json_logs = configure_logging(level, config.log_format)
     # Celery logs two lines per task at INFO: noise (and CPU) at hundreds of bot moves a second.
     for name in ("celery.app.trace", "celery.worker.strategy"):
         logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLevelName(level)))
@@ -192,6 +192,8 @@ def _worker(args: argparse.Namespace) -> int:
     app = make_app(settings)
     app.worker_main(
         argv=[
+            # Celery's banner is plain text on stdout: not among JSON log lines.
+            *(["--quiet"] if json_logs else []),
             "worker",
             f"--loglevel={level}",
             # Processes forked before any gRPC channel exists: each makes its own after the fork.

@@ -91,8 +91,9 @@ def get_logger(name: str) -> Any:
     return structlog.wrap_logger(logging.getLogger(name))
 
 
-def configure_logging(level: str = "INFO", fmt: str = "auto") -> None:
-    """Route stdlib and structlog records through one JSON (or console) renderer."""
+def configure_logging(level: str = "INFO", fmt: str = "auto") -> bool:
+    """Route stdlib and structlog records, and Python's warnings, through one JSON (or
+    console) renderer; True when it writes JSON."""
     json_output = fmt == "json" or (fmt == "auto" and not sys.stderr.isatty())
     renderer: Callable[..., Any] = (
         structlog.processors.JSONRenderer()
@@ -122,6 +123,8 @@ def configure_logging(level: str = "INFO", fmt: str = "auto") -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    logging.captureWarnings(True)  # a library's warning is a log line like any other
+    return json_output
 
 
 def bind_call(**context: Any) -> None:

@@ -362,3 +362,39 @@ def test_a_setting_that_cannot_work_is_named_without_a_traceback(
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("verrater: ") and message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_worker_writes_json_log_lines_only(redis_url: str) -> None:
+    """With VERRATER_LOG_FORMAT=json every line a worker writes on stderr is a JSON object (a
+    library's warning included), and Celery's plain-text banner is not printed."""
+    env = {
+        **os.environ,
+        "REDIS_URL": redis_url,
+        "VERRATER_BOT_QUEUE": f"verrater.test.{uuid.uuid4().hex}",
+        "VERRATER_TOKEN_SECRET": SECRET,
+        "VERRATER_LOG_FORMAT": "json",
+    }
+    env.pop("VERRATER_BROKER_URL", None)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "services.cli", "worker", "--concurrency", "1"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        lines: list[str] = []
+        assert worker.stderr is not None
+        for raw in worker.stderr:  # until the worker says it is ready
+            lines.append(raw.decode())
+            if "ready" in lines[-1]:
+                break
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        out, err = worker.communicate(timeout=30)
+    lines += err.decode().splitlines()
+    records = [json.loads(line) for line in lines if line.strip()]
+    assert any("ready" in record["event"] for record in records)
+    assert all({"event", "level", "timestamp"} <= set(record) for record in records)
+    assert b"[queues]" not in out  # the banner
