@@ -27,7 +27,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
 from services.engine import (
@@ -100,7 +100,9 @@ class IsmctsPolicy:
         win_weight: float = 0.5,
         margin_scale: float = 30.0,
         rollout: HeuristicPolicy | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
+        """`clock` reads the seconds the time budget is spent in (tests step it by hand)."""
         if budget_s is None and iterations is None:
             raise ValueError("ISMCTS needs a time budget, an iteration budget, or both")
         if iterations is not None and iterations < 1:
@@ -112,6 +114,7 @@ class IsmctsPolicy:
         self.win_weight = win_weight
         self.margin_scale = margin_scale
         self.rollout = rollout if rollout is not None else HeuristicPolicy()
+        self.clock = clock
 
     def choose(self, view: PlayerView, ruleset: Ruleset, rng: random.Random) -> Choice:
         legal = decision_legal(view)
@@ -130,7 +133,8 @@ class IsmctsPolicy:
         legal = decision_legal(view)
         seat = view.seat
         assert seat is not None, "decision_legal refuses spectator views"
-        start = time.perf_counter()
+        clock = self.clock
+        start = clock()
         deadline = start + self.budget_s if self.budget_s is not None else math.inf
         limit = self.iterations if self.iterations is not None else math.inf
         root = _Node()
@@ -141,7 +145,7 @@ class IsmctsPolicy:
         while done < limit and (done == 0 or now + (now - start) / done < deadline):
             self._iterate(root, sample_state(view, ruleset, rng), seat)
             done += 1
-            now = time.perf_counter()
+            now = clock()
         tried = [(command, root.children[command]) for command in legal if command in root.children]
         command, node = max(tried, key=lambda item: (item[1].visits, item[1].reward))
         return SearchResult(
@@ -149,7 +153,7 @@ class IsmctsPolicy:
             visits=node.visits,
             mean_reward=node.reward / node.visits,
             iterations=done,
-            seconds=time.perf_counter() - start,
+            seconds=clock() - start,
         )
 
     # --- one iteration -----------------------------------------------------------------------
