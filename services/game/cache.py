@@ -31,8 +31,9 @@ from .errors import CommandIdReused
 from .values import CommandResult, Update
 
 #: How many of a game's latest versions keep what spectators see of them (a spectator that
-#: joins further back makes its own, as a seat's watcher always does).
-PUBLIC_MEMO = 64
+#: joins further back makes its own, as a seat's watcher always does): about 1 KB each, so some
+#: 32 KB per spectated game; live spectators are a batch (at most some 15 events) apart.
+PUBLIC_MEMO = 32
 
 
 @dataclass(slots=True)
