@@ -8,6 +8,7 @@ modules here check the deployment files against these.
 from __future__ import annotations
 
 import re
+import shlex
 
 from services.config import Config
 from tests.deploy.files import (
@@ -65,3 +66,30 @@ def test_the_operators_guide_lists_exactly_the_variables_the_code_reads() -> Non
 
 def test_the_readme_lists_exactly_the_variables_the_code_reads() -> None:
     assert documented_variables("README.md", "## Running the backend") == config_env_names()
+
+
+def test_the_stack_by_hand_uses_commands_and_variables_the_code_knows() -> None:
+    """docs/OPERATING.md's "Running it by hand": every `verrater` line parses with the CLI, and
+    every variable it sets is one `Config.from_env` reads."""
+    from services.cli import build_parser
+
+    lines = (ROOT / "docs/OPERATING.md").read_text("utf-8").splitlines()
+    start = lines.index("## Running it by hand (one machine, no containers)")
+    first = lines.index("```sh", start)
+    block = lines[first + 1 : lines.index("```", first + 1)]
+    parser = build_parser()
+    known = config_env_names()
+    commands = 0
+    for line in block:
+        words = shlex.split(line.split("#", 1)[0], posix=True)
+        if words[:1] == ["export"]:
+            words = words[1:]
+        while words and re.fullmatch(r"[A-Z_]+=.*", words[0]):
+            assert words[0].split("=", 1)[0] in known, words[0]
+            words = words[1:]
+        if words[-1:] == ["&"]:
+            words = words[:-1]
+        if words[:1] == ["verrater"]:
+            assert parser.parse_args(words[1:]).handler is not None, line
+            commands += 1
+    assert commands >= 7  # two replicas, lobby, AI, two workers, simulate
