@@ -40,7 +40,7 @@ from services.rpc import (
 from . import messages
 from .play import DEFAULT_MAX_PENDING, Answer, PlaySession, Submission, apply, decide
 from .service import GameApplication
-from .values import NewGame, Update
+from .values import NewGame, Update, WatchMode
 
 SERVICE_NAME = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 #: Decisions sent on a Play stream count against SubmitCommand's rate limit.
@@ -179,7 +179,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             )
         seat = identity.seat_in(game_id)
         updates = self.app.updates(game_id, seat, messages.from_version(request.from_version), mode)
-        message = messages.update_message if seat is not None else self._public_message
+        # A spectator following the events shares what it is sent (a views-only one does not).
+        shared = seat is None and mode is WatchMode.EVENTS
+        message = self._public_message if shared else messages.update_message
         if not request.grouped:
             async for update in updates:
                 yield game_pb2.WatchResponse(update=message(update, game_id))
@@ -199,9 +201,9 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
             yield game_pb2.WatchResponse(updates=batch)
 
     def _public_message(self, update: Update, game_id: str) -> game_pb2.GameUpdate:
-        """A spectator's update as a message: the application hands every spectator of a game
-        the same `Update` (GameApplication's public updates), so it is turned into a message
-        once, for the last PUBLIC_MESSAGES of them (a response copies it in)."""
+        """A spectator's update as a message: the application hands every spectator following a
+        game's events the same `Update` (GameApplication's public updates), so it is turned into
+        a message once, for the last PUBLIC_MESSAGES of them (a response copies it in)."""
         known = self._public.get(id(update))
         if known is not None and known[0] is update:
             return known[1]
