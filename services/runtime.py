@@ -1,4 +1,5 @@
-"""Tuning a long-lived process of ours (a server, a bot worker's process) once it has started."""
+"""Tuning a long-lived server process once it has started (bot workers measured no gain:
+docs/BENCHMARKS.md)."""
 
 from __future__ import annotations
 

@@ -291,10 +291,10 @@ def _stack(broker: str | None, workdir: Path, redis_cluster: int = 0) -> Iterato
     else:
         redis = start_private_redis(workdir / "redis", appendonly=True)
         store_url = redis.url
-    children: list[Child] = []
     try:
         broker_url = broker or (redis.url if redis is not None else "")
         with private_queue(broker_url) as queue:
+            children: list[Child] = []
             try:
                 game_ports = [free_port(), free_port()]
                 lobby_port, ai_port = free_port(), free_port()
@@ -349,8 +349,6 @@ def _stack(broker: str | None, workdir: Path, redis_cluster: int = 0) -> Iterato
                 for made in reversed(children):
                     made.stop()
     finally:
-        for made in reversed(children):
-            made.stop()  # already stopped, unless starting one failed before the queue
         if redis is not None:
             redis.resume()
             redis.stop()

@@ -7,6 +7,7 @@ state is always at rest; watchers of a game in this process all wait on its one 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from services.codec import Record, decode_record
@@ -34,6 +35,28 @@ from .values import CommandResult, Update
 #: joins further back makes its own, as a seat's watcher always does): about 1 KB each, so some
 #: 32 KB per spectated game; live spectators are a batch (at most some 15 events) apart.
 PUBLIC_MEMO = 32
+
+
+def watched_update(
+    record: Record,
+    version: int,
+    seat: int | None,
+    before: GameState,
+    batch_time: Callable[[int], int],
+) -> tuple[Update, GameState]:
+    """What a watcher of `seat` (None: a spectator) sees of `record`, the event at `version`,
+    from the state `before` it, and the state after it. At rest the update carries the view and
+    its deadline, counted from `batch_time(version)`: when the batch was appended."""
+    state = evolve(before, record.event)
+    rest = at_rest(state)
+    return Update(
+        version,
+        redact_event(record.event, seat, before),
+        view(state, seat) if rest else None,
+        record.turn_timer_expired,
+        record.command_id,
+        deadline_ms(state, batch_time(version)) if rest else None,
+    ), state
 
 
 @dataclass(slots=True)
@@ -113,22 +136,12 @@ class CachedGame:
         known = self.public.get(version)
         if known is not None:
             return known
-        event = (record := self.record(version)).event
-        state = evolve(before, event)
-        rest = at_rest(state)
-        update = Update(
-            version,
-            redact_event(event, None, before),
-            view(state, None) if rest else None,
-            record.turn_timer_expired,
-            record.command_id,
-            deadline_ms(state, self.recorded_at(version)) if rest else None,
-        )
+        made = watched_update(self.record(version), version, None, before, self.recorded_at)
         if version > self.state.version - PUBLIC_MEMO:
-            self.public[version] = (update, state)
+            self.public[version] = made
             while len(self.public) > PUBLIC_MEMO:
                 del self.public[min(self.public)]
-        return update, state
+        return made
 
     def announce_on_arrival(self) -> bool:
         """Whether a watcher arriving now (a Watch or Play stream opening) should have the state

@@ -27,13 +27,11 @@ from services.engine import (
     Phase,
     PlayerCommand,
     Ruleset,
-    at_rest,
     evolve,
     execute,
     fold,
     initial_state,
     new_seed,
-    redact_event,
     to_act,
     view,
 )
@@ -47,7 +45,7 @@ from services.eventstore import (
 )
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS, BOT_TASK_SECONDS
 
-from .cache import CachedGame
+from .cache import CachedGame, watched_update
 from .clock import check_service_decision, deadline_ms, human_seats_to_act
 from .errors import (
     GameAlreadyExists,
@@ -493,6 +491,10 @@ class GameApplication:
         state = fold(game.events(1, after_version))
         position = after_version
         recorded_at = game.recorded_at(after_version)
+
+        def batch_time(_: int) -> int:  # the batch's time, followed record by record
+            return recorded_at
+
         while True:
             advanced = game.advanced
             while position < len(game.payloads):
@@ -502,13 +504,7 @@ class GameApplication:
                 else:
                     record = game.record(position)
                     recorded_at = record.recorded_at_ms or recorded_at
-                    visible = redact_event(record.event, seat, state)
-                    state = evolve(state, record.event)
-                    rest = at_rest(state)
-                    current = view(state, seat) if rest else None
-                    deadline = deadline_ms(state, recorded_at) if rest else None
-                    expired, command_id = record.turn_timer_expired, record.command_id
-                    update = Update(position, visible, current, expired, command_id, deadline)
+                    update, state = watched_update(record, position, seat, state, batch_time)
                 yield update
                 if state.phase is Phase.GAME_OVER:
                     return  # nothing follows the last event: end the stream
