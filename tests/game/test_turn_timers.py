@@ -29,6 +29,7 @@ from services.game.errors import PersonsSeat, TurnTimerRunning
 from services.game.service import GameApplication
 from services.game.timers import (
     InMemoryTurnTimers,
+    OnGameOver,
     RedisTurnTimers,
     TimerSweeper,
     TurnTimers,
@@ -337,7 +338,13 @@ class Waiting:
 
 
 def _rechecking(
-    app: GameApplication, timers: TurnTimers, calls: Calls, clock: Clock, waiting: Waiting
+    app: GameApplication,
+    timers: TurnTimers,
+    calls: Calls,
+    clock: Clock,
+    waiting: Waiting,
+    *,
+    on_game_over: OnGameOver | None = None,
 ) -> TimerSweeper:
     return TimerSweeper(
         timers,
@@ -346,6 +353,7 @@ def _rechecking(
         on_warning=calls.on_warning,
         on_bots_overdue=lambda game_id, state: None,
         on_persons_waiting=waiting,
+        on_game_over=on_game_over,
         recheck_ms=RECHECK_MS,
         clock=clock,
         lease_ms=30_000,
@@ -420,15 +428,13 @@ async def test_a_games_end_is_looked_at_once_after_the_recheck(
     clock, calls, waiting = Clock(), Calls(), Waiting()
     ended: list[tuple[str, int]] = []
     app = GameApplication(store, timers=timers, clock=clock, bot_recheck_ms=RECHECK_MS)
-    sweeper = TimerSweeper(
+    sweeper = _rechecking(
+        app,
         timers,
-        app.resting,
-        on_expired=calls.on_expired,
-        on_bots_overdue=lambda game_id, state: None,
-        on_persons_waiting=waiting,
+        calls,
+        clock,
+        waiting,
         on_game_over=lambda game_id, state: ended.append((game_id, state.version)),
-        recheck_ms=RECHECK_MS,
-        clock=clock,
     )
     game_id, _ = await app.start_game(NewGame(players=4, game_id="to-the-end", seats=SEATS))
     rng = random.Random(4)
