@@ -40,6 +40,23 @@ UNLIMITED = {
     "VERRATER_STREAMS_PER_PEER": "0",
 }
 
+
+def stack_env(
+    redis_url: str, broker: str, queue: str, secret: str, game_ports: list[int]
+) -> dict[str, str]:
+    """What every process of a bench's distributed stack is started with: its Redis, the
+    broker and private queue of its bot turns, the token secret, every game replica's address
+    (balanced over by the lobby, AI and workers), and no limits (`UNLIMITED`)."""
+    return {
+        "REDIS_URL": redis_url,
+        "VERRATER_BROKER_URL": broker,
+        "VERRATER_BOT_QUEUE": queue,
+        "VERRATER_TOKEN_SECRET": secret,
+        "VERRATER_GAME_ADDR": "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in game_ports),
+        **UNLIMITED,
+    }
+
+
 __all__ = [
     "CHANNEL_OPTIONS",
     "UNLIMITED",
@@ -51,6 +68,7 @@ __all__ = [
     "private_queue",
     "rss_mb",
     "sit_down",
+    "stack_env",
     "verrater_process",
     "wait_until_serving",
 ]

@@ -60,11 +60,11 @@ from services.eventstore import RedisEventStore
 
 from .common import (
     CHANNEL_OPTIONS,
-    UNLIMITED,
     free_port,
     patiently,
     private_queue,
     sit_down,
+    stack_env,
     wait_until_serving,
 )
 
@@ -298,16 +298,11 @@ def _stack(broker: str | None, workdir: Path, redis_cluster: int = 0) -> Iterato
             try:
                 game_ports = [free_port(), free_port()]
                 lobby_port, ai_port = free_port(), free_port()
-                game_address = "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in game_ports)
                 env = {
-                    "REDIS_URL": store_url,
-                    "VERRATER_BROKER_URL": broker_url,
-                    "VERRATER_BOT_QUEUE": queue,
-                    "VERRATER_TOKEN_SECRET": SECRET,
-                    "VERRATER_GAME_ADDR": game_address,
-                    **UNLIMITED,
+                    **stack_env(store_url, broker_url, queue, SECRET, game_ports),
                     "VERRATER_GRACE_SECONDS": "3",
                 }
+                game_address = env["VERRATER_GAME_ADDR"]
 
                 def child(name: str, args: list[str], **more: str) -> Child:
                     made = Child(args, {**env, **more}, workdir / f"{name}.log")

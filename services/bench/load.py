@@ -46,13 +46,13 @@ from services.devtools.redis_server import local_redis
 from services.engine import DECISION_EVENTS
 
 from .common import (
-    UNLIMITED,
     cpu_seconds,
     free_port,
     patiently,
     percentile,
     private_queue,
     sit_down,
+    stack_env,
     verrater_process,
     wait_until_serving,
 )
@@ -242,15 +242,7 @@ def run_load_bench(
         queue = stack.enter_context(private_queue(broker))
         lobby_port, ai_port = free_port(), free_port()
         game_ports = [free_port() for _ in range(replicas)]
-        game_address = "ipv4:" + ",".join(f"127.0.0.1:{port}" for port in game_ports)
-        env = {
-            "REDIS_URL": url,
-            "VERRATER_BROKER_URL": broker,
-            "VERRATER_BOT_QUEUE": queue,
-            "VERRATER_TOKEN_SECRET": SECRET,
-            "VERRATER_GAME_ADDR": game_address,
-            **UNLIMITED,
-        }
+        env = stack_env(url, broker, queue, SECRET, game_ports)
         processes = {}
 
         def start(name: str, args: list[str], more: dict[str, str] | None = None) -> None:
