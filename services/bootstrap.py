@@ -7,10 +7,8 @@ token issuer, the interceptor, health checking and reflection are wired the same
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import os
-import secrets
 import signal
 import tempfile
 import time
@@ -36,8 +34,8 @@ from services.api.verrater.v1 import (
     stats_pb2,
     stats_pb2_grpc,
 )
-from services.config import Config, ConfigError
-from services.engine import GameState
+from services.config import ALL_SERVICES, Config, ConfigError, secured
+from services.engine import GameState, Phase
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
 from services.game.service import GameApplication
@@ -62,8 +60,6 @@ from services.notifications import (
 )
 from services.observability import start_metrics
 from services.rpc import (
-    DEVELOPMENT_SECRET,
-    MIN_SECRET_BYTES,
     RateLimit,
     RateLimiter,
     ServiceInterceptor,
@@ -172,7 +168,6 @@ class Backend:
                 log.warning("gave up closing %s after %ss", close, CLOSE_TIMEOUT_S)
 
 
-ALL_SERVICES = frozenset({"game", "lobby", "ai"})
 #: `verrater serve web`: the browser's door alone, in front of the services elsewhere.
 WEB_ONLY = frozenset({"web"})
 #: How long shutdown waits for each store or client to close.
@@ -253,17 +248,48 @@ def _watch_store(store: EventStore, backend: Backend) -> StoreWatch:
     return StoreWatch(store, backend.game, serving)
 
 
-def _warn_players(
-    game: GameApplication, notifier: GameNotifier
-) -> Callable[[str, int, int, int], Awaitable[None]]:
-    """What the turn timers do when a person's timed decision is due soon: tell them."""
+def _sweeper(
+    timers: TurnTimers,
+    game: GameApplication,
+    scheduler: BotScheduler,
+    notifier: GameNotifier,
+    feed: FinishedGameFeed,
+    *,
+    recheck_ms: int,
+    clock: Callable[[], float],
+) -> TimerSweeper:
+    """What the turn timers do with a game that is due (services/game/timers.py): warn the
+    people a timed decision waits for, then have a bot stand in; announce bots' turns left
+    unanswered again; and at the one look at a person's turn or at the end, repeat what a
+    replica that died right after its append did not announce. The stats record a game once,
+    whoever records it, and notifications are deduplicated, so a repeat sends only what is
+    missing: YourTurn, GameOver, and the BotTookOver of the batch that led to the state."""
 
     async def warn(game_id: str, seat: int, version: int, deadline_ms: int) -> None:
         seating = (await game.state(game_id, fresh=False)).seating
         if seating:
             notifier.timer_running_out(seating[seat].player_id, game_id, seat, version, deadline_ms)
 
-    return warn
+    def look(game_id: str, state: GameState, deadline: int | None = None) -> None:
+        if state.phase is Phase.GAME_OVER:
+            feed.announce(game_id, state)
+        notifier.announce(game_id, state, game.last_decision(game_id), deadline_ms=deadline)
+
+    def bots_overdue(game_id: str, state: GameState, deadline: int | None) -> None:
+        scheduler.announce(game_id, state)
+        look(game_id, state, deadline)
+
+    return TimerSweeper(
+        timers,
+        game.resting,
+        on_expired=scheduler.stand_in,
+        on_warning=warn,
+        on_bots_overdue=bots_overdue,
+        on_persons_waiting=look,
+        on_game_over=look,
+        recheck_ms=recheck_ms,
+        clock=clock,
+    )
 
 
 def _turn_timers(
@@ -392,14 +418,8 @@ async def start_backend(
                     scheduler.moved(news.bot_waited_ms / 1000)
             feed.announce(news.game_id, news.state, news.command_id)
             game_notifier.announce(
-                news.game_id, news.state, news.first, deadline_ms=news.deadline_ms
+                news.game_id, news.state, news.first, deadline_ms=news.deadline_ms, again=news.again
             )
-
-        def game_ended(game_id: str, state: GameState) -> None:
-            """The end's one look: the stats record a game once, whoever records it, and the
-            notifications are deduplicated, so this only does what a dead replica did not."""
-            feed.announce(game_id, state)
-            game_notifier.announce(game_id, state, None, repeat_end=True)
 
         timers = _turn_timers(config, store, backend.closers)
         recheck_ms = int(config.bot_resend_seconds * 1000) if scheduler is not None else 0
@@ -407,17 +427,12 @@ async def start_backend(
             store, announce=announce, timers=timers, clock=clock, bot_recheck_ms=recheck_ms
         )
         if scheduler is not None:
-            sweeper = TimerSweeper(
+            sweeper = _sweeper(
                 timers,
-                backend.game.resting,
-                on_expired=scheduler.stand_in,
-                on_warning=_warn_players(backend.game, game_notifier),
-                on_bots_overdue=scheduler.announce,
-                # Deduplicated: sends only what a replica that died after its append did not.
-                on_persons_waiting=lambda game_id, state, deadline: game_notifier.announce(
-                    game_id, state, None, deadline_ms=deadline
-                ),
-                on_game_over=game_ended,
+                backend.game,
+                scheduler,
+                game_notifier,
+                feed,
                 recheck_ms=recheck_ms,
                 clock=clock,
             )
@@ -481,50 +496,6 @@ async def start_backend(
     if store_watch is not None:
         store_watch.start()
     return backend
-
-
-def secured(config: Config, services: frozenset[str]) -> Config:
-    """The configuration with a token secret safe for where it listens: a configured secret of
-    at least MIN_SECRET_BYTES; without one, the development secret (public in the source) only
-    while every port is on loopback, where only local processes reach it. Embedded mode on
-    another address gets a random secret of its own (tokens end with the process); distributed
-    mode, whose processes must share a secret, refuses to start."""
-    if config.token_secret != DEVELOPMENT_SECRET:
-        if len(config.token_secret.encode()) < MIN_SECRET_BYTES:
-            raise SystemExit(
-                f"VERRATER_TOKEN_SECRET is too short: use at least {MIN_SECRET_BYTES} random "
-                "bytes (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(48))'`)"
-            )
-        return config
-    if config.redis_url is not None or services != ALL_SERVICES:
-        raise SystemExit(
-            "refusing to run a distributed deployment with the development token secret: "
-            "set VERRATER_TOKEN_SECRET"
-        )
-    # The web door reaches every service, so its port counts as theirs.
-    exposed = [
-        where for where in (config.bind, config.web_bind) if where and not is_loopback(where)
-    ]
-    if not exposed:
-        return config
-    log.warning(
-        "VERRATER_TOKEN_SECRET is not set and %s is reachable from other hosts: tokens are "
-        "signed with a random secret made for this process (they end when it stops); set "
-        "VERRATER_TOKEN_SECRET to keep them across restarts",
-        " and ".join(exposed),
-    )
-    return replace(config, token_secret=secrets.token_urlsafe(48))
-
-
-def is_loopback(address: str) -> bool:
-    """Whether `host:port` (or `[v6]:port`) listens on a loopback address only."""
-    host = address.rsplit(":", 1)[0].strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 async def start_web(config: Config, upstreams: Upstreams) -> Door:

@@ -145,8 +145,8 @@ def _serve(args: argparse.Namespace) -> int:
     import asyncio
     from dataclasses import replace
 
-    from services.bootstrap import ALL_SERVICES, serve
-    from services.config import Config
+    from services.bootstrap import serve
+    from services.config import ALL_SERVICES, Config
     from services.observability import configure_logging
 
     config = Config.from_env()

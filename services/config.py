@@ -7,14 +7,26 @@ docs/OPERATING.md's configuration tables list the same variables (a test compare
 from __future__ import annotations
 
 import ipaddress
+import logging
 import os
+import secrets
 import socket
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from services.eventstore import is_cluster_url
-from services.rpc import DEFAULT_TOKEN_TTL_SECONDS, DEVELOPMENT_SECRET, TokenIssuer
+from services.rpc import (
+    DEFAULT_TOKEN_TTL_SECONDS,
+    DEVELOPMENT_SECRET,
+    MIN_SECRET_BYTES,
+    TokenIssuer,
+)
+
+log = logging.getLogger("verrater")
+
+#: What `verrater serve` runs without a service named: the whole game in one process.
+ALL_SERVICES = frozenset({"game", "lobby", "ai"})
 
 
 class ConfigError(ValueError):
@@ -233,3 +245,47 @@ class Config:
     @property
     def issuer(self) -> TokenIssuer:
         return TokenIssuer(self.token_secret, self.token_ttl_seconds)
+
+
+def secured(config: Config, services: frozenset[str]) -> Config:
+    """The configuration with a token secret safe for where it listens: a configured secret of
+    at least MIN_SECRET_BYTES; without one, the development secret (public in the source) only
+    while every port is on loopback, where only local processes reach it. Embedded mode on
+    another address gets a random secret of its own (tokens end with the process); distributed
+    mode, whose processes must share a secret, refuses to start."""
+    if config.token_secret != DEVELOPMENT_SECRET:
+        if len(config.token_secret.encode()) < MIN_SECRET_BYTES:
+            raise SystemExit(
+                f"VERRATER_TOKEN_SECRET is too short: use at least {MIN_SECRET_BYTES} random "
+                "bytes (e.g. `python -c 'import secrets; print(secrets.token_urlsafe(48))'`)"
+            )
+        return config
+    if config.redis_url is not None or services != ALL_SERVICES:
+        raise SystemExit(
+            "refusing to run a distributed deployment with the development token secret: "
+            "set VERRATER_TOKEN_SECRET"
+        )
+    # The web door reaches every service, so its port counts as theirs.
+    exposed = [
+        where for where in (config.bind, config.web_bind) if where and not is_loopback(where)
+    ]
+    if not exposed:
+        return config
+    log.warning(
+        "VERRATER_TOKEN_SECRET is not set and %s is reachable from other hosts: tokens are "
+        "signed with a random secret made for this process (they end when it stops); set "
+        "VERRATER_TOKEN_SECRET to keep them across restarts",
+        " and ".join(exposed),
+    )
+    return replace(config, token_secret=secrets.token_urlsafe(48))
+
+
+def is_loopback(address: str) -> bool:
+    """Whether `host:port` (or `[v6]:port`) listens on a loopback address only."""
+    host = address.rsplit(":", 1)[0].strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False

@@ -96,6 +96,10 @@ class CachedGame:
     dropped: bool = False
     # The last version this replica announced (its append, a cold load, a watcher's arrival).
     announced: int = -1
+    # The first record of the last batch (its decision: who decided, whether a bot stood in for
+    # a person whose timer ran out); None while the log holds setup events only. Announcing
+    # the state again repeats what that batch told (deduplicated).
+    last_decision: Record | None = None
     # What spectators see of the latest events, made once for all of them: version -> (the
     # update, the state after it). Only while someone spectates; the last PUBLIC_MEMO kept.
     public: dict[int, tuple[Update, GameState]] = field(default_factory=dict)
@@ -113,6 +117,8 @@ class CachedGame:
         self.notify()
         # A batch starts at a decision (a record with a seat) and runs to the next one.
         starts = [(first + i, record) for i, record in enumerate(records) if record.seat >= 0]
+        if starts:
+            self.last_decision = starts[-1][1]
         for index, (start, decision) in enumerate(starts):
             end = starts[index + 1][0] - 1 if index + 1 < len(starts) else len(self.payloads)
             if decision.command_id:

@@ -131,7 +131,7 @@ class GameApplication:
             # A replica that appended may have died before announcing or setting its timer: do
             # both again (a bot turn is applied at most once per seat and version, a timer is
             # set by version, notifications are deduplicated, so repeats are harmless).
-            await self._came_to_rest(game_id, game, "", None)
+            await self._came_to_rest(game_id, game, "", game.last_decision)
             self._evict()
             self._retire_if_finished(game_id, game)
         self._cache.move_to_end(game_id)
@@ -200,7 +200,10 @@ class GameApplication:
         `_wake_ahead` (clear the last if none); for a cold load (`before` -1), set one."""
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
-        self._announce(Announcement(game_id, state, command_id, deadline, first, bot_waited_ms))
+        again = before < 0
+        self._announce(
+            Announcement(game_id, state, command_id, deadline, first, bot_waited_ms, again)
+        )
         game.announced = state.version
         if self._timers is None:
             return
@@ -239,6 +242,12 @@ class GameApplication:
         async with game.lock:
             await self._top_up(game_id, game)
         return game.state, game.rest_since_ms
+
+    def last_decision(self, game_id: str) -> Record | None:
+        """The first record of the game's last batch as this replica holds it (None: not held,
+        or setup events only); right after `resting`, that of the state it returned."""
+        game = self._cache.get(game_id)
+        return None if game is None else game.last_decision
 
     async def state(self, game_id: str, *, fresh: bool = True) -> GameState:
         """The game's current state (topped up from the store unless `fresh` is False)."""
@@ -473,7 +482,9 @@ class GameApplication:
             return  # the game is over and the caller has seen all of it
         if self._bot_recheck_ms and game.announce_on_arrival():
             deadline = deadline_ms(game.state, game.rest_since_ms)
-            self._announce(Announcement(game_id, game.state, "", deadline, None, None))
+            self._announce(
+                Announcement(game_id, game.state, "", deadline, game.last_decision, None, True)
+            )
         with self._watching(game_id, game):
             if mode is WatchMode.EVENTS:
                 async for update in self._event_updates(game, seat, after_version):

@@ -275,8 +275,9 @@ StateOf = Callable[[str], Awaitable[tuple[GameState, int]]]
 OnExpired = Callable[[str, int, int], None]
 #: A person's timed decision is due soon: warn them (game, seat, version, deadline ms).
 OnWarning = Callable[[str, int, int, int], Awaitable[None]]
-#: Bots still owe their move in this state: announce their turns again.
-OnBotsOverdue = Callable[[str, GameState], object]
+#: Bots still owe their move in this state: announce their turns again (game, state, the
+#: deadline ms of a person's decision awaited beside theirs, or None).
+OnBotsOverdue = Callable[[str, GameState, int | None], object]
 #: Persons still owe their decision in this state: (game, state, the decision's deadline ms or
 #: None when untimed).
 OnPersonsWaiting = Callable[[str, GameState, int | None], object]
@@ -371,7 +372,7 @@ class TimerSweeper:
         if self._recheck_ms and bot_seats_to_act(state):
             if now - since >= self._recheck_ms and self._on_bots_overdue is not None:
                 log.warning("bots of game %s still owe their move: announcing again", game_id)
-                self._on_bots_overdue(game_id, state)
+                self._on_bots_overdue(game_id, state, deadline)
             wakes.append(recheck_at(since, now, self._recheck_ms))
         await self._timers.set(game_id, state.version, min(wakes, default=None))
 

@@ -98,8 +98,8 @@ class Update:
 
 @dataclass(frozen=True, slots=True)
 class Announcement:
-    """A state this replica appended, or a game it loaded cold: what bots, stats and
-    notifications act on."""
+    """A state this replica appended, or one it announces again (a game it loaded cold, a
+    watcher's arrival): what bots, stats and notifications act on."""
 
     game_id: str
     state: GameState
@@ -108,7 +108,10 @@ class Announcement:
     #: When the decision the state awaits is due (None: no turn timer, or nothing awaited).
     deadline_ms: int | None = None
     #: The first record of the batch that led here (who decided, whether a bot stood in for a
-    #: person whose timer ran out); None for a game loaded cold.
+    #: person whose timer ran out); None when not known (a log of setup events only).
     first: Record | None = None
     #: For a bot's move, how long after the state that awaited it it was appended (ms).
     bot_waited_ms: int | None = None
+    #: Announced again, not at its append (a cold load, a watcher's arrival): a finished game's
+    #: GameOver is not pushed again (a reload may come weeks later).
+    again: bool = False

@@ -142,17 +142,18 @@ def game_notifications(
     at_ms: int,
     table_id: str = "",
     deadline_ms: int | None = None,
-    repeat_end: bool = False,
+    again: bool = False,
 ) -> list[Notification]:
     """What an announced state tells the people seated in the game.
 
-    `first` is the first record of the batch that led to `state`, None when the game was
-    loaded cold (its state announced again). Each seat a person holds that must decide gets
-    YourTurn; once the game is over every person gets GameOver (not on a cold load, which may
-    come long after the end, unless `repeat_end` says this is the one look at the end soon
-    after it: deduplicated, that sends only what a replica that died right after appending
-    the end did not); a batch a bot decided because the seat's turn timer ran out tells that
-    seat's person BotTookOver. Games without seating (sandbox) tell nobody.
+    `first` is the first record of the batch that led to `state` (None when not known).
+    Each seat a person holds that must decide gets YourTurn; once the game is over every
+    person gets GameOver, except when `again` says the state is announced again at a moment
+    that may come long after it (a cold load, a watcher's arrival; the sweeper's one look at
+    the end soon after it is not such a moment); a batch a bot decided because the seat's turn
+    timer ran out tells that seat's person BotTookOver. Everything is deduplicated, so a state
+    announced again sends only what a replica that died right after its append did not.
+    Games without seating (sandbox) tell nobody.
     """
     people = _people(state)
     if not people:
@@ -170,7 +171,7 @@ def game_notifications(
             )
         )
     if state.phase is Phase.GAME_OVER:
-        if first is None and not repeat_end:
+        if again:
             return found
         ranks = competition_ranks(state.vp)
         for seat, player_id in people.items():
@@ -218,7 +219,7 @@ class GameNotifier:
         first: Record | None,
         *,
         deadline_ms: int | None = None,
-        repeat_end: bool = False,
+        again: bool = False,
     ) -> None:
         """Tell the people of the game what `state` means for them (see game_notifications);
         `deadline_ms` is when the awaited decision is due, None without a turn timer."""
@@ -230,7 +231,7 @@ class GameNotifier:
                 at_ms=self._now_ms(),
                 table_id=self._table_of(game_id),
                 deadline_ms=deadline_ms,
-                repeat_end=repeat_end,
+                again=again,
             )
         )
 

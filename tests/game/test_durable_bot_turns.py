@@ -92,7 +92,9 @@ async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica
             timers,
             app.resting,
             on_expired=scheduler.stand_in,
-            on_bots_overdue=scheduler.announce,
+            on_bots_overdue=lambda game_id, state, _, scheduler=scheduler: scheduler.announce(
+                game_id, state
+            ),
             on_persons_waiting=lambda game_id, state, _, seen=waiting: seen.append(
                 (game_id, state.version)
             ),

@@ -1,9 +1,10 @@
-"""A game's end that its replica never announced (it died right after the append) is announced
-by another replica's turn-timer sweeper: the result reaches the stats and every person their
-GameOver, once.
+"""What a replica never announced because it died right after the append is announced by
+another replica's turn-timer sweeper, once: a game's end (the result reaches the stats and every
+person their GameOver), and a bot standing in for a person whose turn timer ran out (that person
+hears BotTookOver).
 
 The dead replica is a bare GameApplication on the shared Redis that announces nothing; the other
-is a game service started as `verrater serve` starts it (services/bootstrap.py), on real time.
+is a game service started as `verrater serve` starts it (services/bootstrap.py).
 """
 
 from __future__ import annotations
@@ -17,10 +18,11 @@ from services.bootstrap import start_backend
 from services.config import Config
 from services.engine import Phase, SeatAssignment, legal_commands, to_act
 from services.eventstore import RedisEventStore
+from services.game.clock import deadline_ms
 from services.game.service import GameApplication
 from services.game.timers import RedisTurnTimers
 from services.game.values import NewGame
-from services.notifications import GameOver, RedisNotifications
+from services.notifications import BotTookOver, GameOver, RedisNotifications, YourTurn
 from services.stats import RedisStats
 
 SECRET = "lost-end-test-secret-at-least-32-bytes-long"
@@ -96,4 +98,81 @@ async def test_an_end_never_announced_reaches_the_stats_and_the_players(
     finally:
         await backend.stop()
         await stats.close()
+        await notifications.close()
+
+
+async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
+    fresh_redis_url: str,
+) -> None:
+    """The other replica holds the game already (it created it), so nothing loads it cold: only
+    its one look at the person's turn that followed can tell of the stand-in."""
+    ahead_s = [0.0]  # how far the served replica's clock runs ahead of real time
+
+    def clock() -> float:
+        return time.time() + ahead_s[0]
+
+    notifications = RedisNotifications.from_url(fresh_redis_url)
+    config = Config(
+        bind="127.0.0.1:0",
+        token_secret=SECRET,
+        redis_url=fresh_redis_url,
+        bots="inprocess",
+        bot_resend_seconds=RESEND_S,
+    )
+    backend = await start_backend(config, frozenset({"game"}), clock=clock)
+    store = RedisEventStore.from_url(fresh_redis_url)
+    timers = RedisTurnTimers.from_url(fresh_redis_url)
+    try:
+        assert backend.game is not None
+        seats = tuple(SeatAssignment(player, player.upper()) for player in PEOPLE)
+        game = NewGame(players=3, game_id="stood-in", seats=seats, turn_seconds=60)
+        game_id, state = await backend.game.start_game(game)
+        deadline = deadline_ms(state, (await backend.game.resting(game_id))[1])
+        assert deadline is not None
+        # A replica whose clock is past the deadline stands a bot in for the first person to
+        # act, and dies before announcing it.
+        dying = GameApplication(
+            store,
+            timers=timers,
+            bot_recheck_ms=int(RESEND_S * 1000),
+            clock=lambda: deadline / 1000 + 1,
+        )
+        seat = to_act(state)[0]
+        command = random.Random(3).choice(legal_commands(state, seat))
+        result = await dying.submit(
+            game_id,
+            seat,
+            command,
+            expected_version=state.version,
+            command_id=f"bot:{game_id}:{seat}",
+            turn_timer_expired=True,
+            by_service=True,
+        )
+        after = result.state
+        assert to_act(after) and all(acting in range(3) for acting in to_act(after))
+        ahead_s[0] = deadline / 1000 + 1 - time.time() + 2 * RESEND_S  # past the look
+
+        async def took_over() -> list[BotTookOver]:
+            received = await notifications.read(PEOPLE[seat], "0-0", 100)
+            kinds = [r.notification.kind for r in received]
+            return [kind for kind in kinds if isinstance(kind, BotTookOver)]
+
+        async def told() -> bool:
+            return bool(await took_over())
+
+        await eventually(told, f"{PEOPLE[seat]} heard that a bot took over")
+        assert await took_over() == [BotTookOver(seat, after.version)]
+        for acting in to_act(after):  # the look also pushes the YourTurn nobody pushed
+            received = await notifications.read(PEOPLE[acting], "0-0", 100)
+            turns = [r.notification.kind for r in received]
+            assert [(t.seat, t.version) for t in turns if isinstance(t, YourTurn)][-1] == (
+                acting,
+                after.version,
+            )
+        await asyncio.sleep(4 * RESEND_S)  # once: nothing more is pushed
+        assert len(await took_over()) == 1
+    finally:
+        await backend.stop()
+        await store.close()
+        await timers.close()
         await notifications.close()

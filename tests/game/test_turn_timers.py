@@ -351,7 +351,7 @@ def _rechecking(
         app.resting,
         on_expired=calls.on_expired,
         on_warning=calls.on_warning,
-        on_bots_overdue=lambda game_id, state: None,
+        on_bots_overdue=lambda game_id, state, deadline: None,
         on_persons_waiting=waiting,
         on_game_over=on_game_over,
         recheck_ms=RECHECK_MS,

@@ -119,23 +119,25 @@ def test_the_end_tells_every_person_their_final_vp_and_rank() -> None:
 
 
 def test_a_finished_game_loaded_cold_tells_nothing_again() -> None:
-    state, _ = finished_game()
-    assert game_notifications("g1", state, None, at_ms=7) == []
+    """A cold load or a watcher's arrival may come weeks after the end: no GameOver again."""
+    state, first = finished_game()
+    assert game_notifications("g1", state, first, at_ms=7, again=True) == []
+    assert game_notifications("g1", state, None, at_ms=7, again=True) == []
 
 
 async def test_the_ends_look_publishes_what_the_replica_that_appended_it_did_not() -> None:
     """The one look at a game's end (services/game/timers.py) repeats its GameOver: the same
     notifications as the end's announcement, so nothing new goes out unless it was lost."""
     state, first = finished_game()
-    assert game_notifications("g1", state, None, at_ms=7, repeat_end=True) == game_notifications(
+    assert game_notifications("g1", state, None, at_ms=7) == game_notifications(
         "g1", state, first, at_ms=7
     )
     notifications = InMemoryNotifications()
     publisher = Publisher(notifications)
     notifier = GameNotifier(publisher)
     notifier.announce("g1", state, first)
-    notifier.announce("g1", state, None, repeat_end=True)  # the end was announced: nothing new
-    notifier.announce("g2", state, None, repeat_end=True)  # its replica died before announcing
+    notifier.announce("g1", state, first)  # the end was announced: nothing new
+    notifier.announce("g2", state, first)  # its replica died before announcing
     await publisher.drain()
     assert (publisher.published, publisher.duplicates) == (4, 2)
     received = await stored(notifications, "pcarol")
@@ -158,6 +160,8 @@ def test_a_decision_a_bot_took_on_a_timeout_tells_the_seat_a_bot_took_over() -> 
     assert kinds(found)[0] == ("palice", BotTookOver(0, after.version))
     assert found[0].key == f"bot_took_over:g1:0:{after.version}"
     assert all(isinstance(n.kind, YourTurn) for n in found[1:])
+    # Announced again (a cold load, a watcher's arrival, a look): the same facts, deduplicated.
+    assert game_notifications("g1", after, first, at_ms=7, again=True) == found
 
 
 async def stored(notifications: Notifications, player_id: str) -> list[Received]:
@@ -171,7 +175,7 @@ async def test_the_game_notifier_publishes_each_fact_once_with_the_table_it_came
     state, first = new_game()
 
     notifier.announce("gt1", state, first)
-    notifier.announce("gt1", state, None)  # a replica loading the game cold
+    notifier.announce("gt1", state, first, again=True)  # a replica loading the game cold
     await publisher.drain()
 
     people = [seat for seat in to_act(state) if seat in PEOPLE]

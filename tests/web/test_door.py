@@ -9,8 +9,7 @@ import grpc
 import pytest
 
 from services.api.verrater.v1 import lobby_pb2
-from services.bootstrap import ALL_SERVICES, secured
-from services.config import Config
+from services.config import ALL_SERVICES, Config, secured
 from services.rpc import DEVELOPMENT_SECRET
 from services.web import Origins
 from services.web.door import MAX_REQUEST_BYTES
