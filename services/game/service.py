@@ -29,10 +29,8 @@ from services.engine import (
     Ruleset,
     evolve,
     execute,
-    fold,
     initial_state,
     new_seed,
-    to_act,
     view,
 )
 from services.errors import Reason, ServiceError
@@ -45,7 +43,7 @@ from services.eventstore import (
 )
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS, BOT_TASK_SECONDS
 
-from .cache import CachedGame, watched_update
+from .cache import CachedGame
 from .clock import check_service_decision, deadline_ms, human_seats_to_act
 from .errors import (
     GameAlreadyExists,
@@ -59,6 +57,7 @@ from .errors import (
 )
 from .timers import TurnTimers, next_wake, nothing_to_clear, wake_stands
 from .values import Announcement, CommandResult, NewGame, Seen, Update, WatchMode
+from .watching import event_updates, view_updates
 
 logger = logging.getLogger(__name__)
 
@@ -487,75 +486,13 @@ class GameApplication:
             )
         with self._watching(game_id, game):
             if mode is WatchMode.EVENTS:
-                async for update in self._event_updates(game, seat, after_version):
+                async for update in event_updates(game, seat, after_version):
                     yield update
                     del update  # not held while the next is awaited
             else:
-                async for update in self._view_updates(game, seat, after_version, mode):
+                async for update in view_updates(game, seat, after_version, mode):
                     yield update
                     del update
-
-    async def _event_updates(
-        self, game: CachedGame, seat: int | None, after_version: int
-    ) -> AsyncIterator[Update]:
-        """EVENTS mode: every record from the cache, redacted against the watcher's own fold."""
-        state = fold(game.events(1, after_version))
-        position = after_version
-        recorded_at = game.recorded_at(after_version)
-
-        def batch_time(_: int) -> int:  # the batch's time, followed record by record
-            return recorded_at
-
-        while True:
-            advanced = game.advanced
-            while position < len(game.payloads):
-                position += 1
-                if seat is None:  # every spectator sees the same: made once, shared
-                    update, state = game.public_update(position, state)
-                else:
-                    record = game.record(position)
-                    recorded_at = record.recorded_at_ms or recorded_at
-                    update, state = watched_update(record, position, seat, state, batch_time)
-                yield update
-                if state.phase is Phase.GAME_OVER:
-                    return  # nothing follows the last event: end the stream
-            await self._wait(game, advanced)
-
-    async def _view_updates(
-        self, game: CachedGame, seat: int | None, after_version: int, mode: WatchMode
-    ) -> AsyncIterator[Update]:
-        """VIEWS and TURNS modes: the latest state at rest, when it is news to the watcher.
-
-        The cache only ever holds whole batches, so its state is always at rest.
-        """
-        sent = after_version
-        while True:
-            wake = (
-                game.turn_signal(seat)
-                if seat is not None and mode is WatchMode.TURNS
-                else game.advanced
-            )
-            state = game.state
-            over = state.phase is Phase.GAME_OVER
-            if state.version > sent and (
-                over or mode is WatchMode.VIEWS or (seat is not None and seat in to_act(state))
-            ):
-                sent = state.version
-                deadline = deadline_ms(state, game.rest_since_ms)
-                yield Update(sent, None, view(state, seat), deadline_ms=deadline)
-            if over:
-                return
-            await self._wait(game, wake)
-
-    @staticmethod
-    async def _wait(game: CachedGame, wake: asyncio.Event) -> None:
-        """Until `wake` is set: the game advanced in a way the watcher cares about, or its feed
-        failed (then raise why)."""
-        if game.feed_error is not None:
-            raise game.feed_error
-        await wake.wait()
-        if game.feed_error is not None:
-            raise game.feed_error
 
     @contextlib.contextmanager
     def _watching(self, game_id: str, game: CachedGame) -> Iterator[None]:

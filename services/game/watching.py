@@ -1,0 +1,82 @@
+"""What a watcher of a cached game is sent, mode by mode (GameApplication.updates).
+
+Every watcher of a game in a process reads its one `CachedGame`: a watcher costs a wake-up per
+batch and what its mode sends, never a connection, a read or a decode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from services.engine import Phase, fold, to_act, view
+
+from .cache import CachedGame, watched_update
+from .clock import deadline_ms
+from .values import Update, WatchMode
+
+
+async def event_updates(
+    game: CachedGame, seat: int | None, after_version: int
+) -> AsyncIterator[Update]:
+    """EVENTS mode: every record after `after_version` from the cache, redacted against the
+    watcher's own fold; the stream ends after the game's last event."""
+    state = fold(game.events(1, after_version))
+    position = after_version
+    recorded_at = game.recorded_at(after_version)
+
+    def batch_time(_: int) -> int:  # the batch's time, followed record by record
+        return recorded_at
+
+    while True:
+        advanced = game.advanced
+        while position < len(game.payloads):
+            position += 1
+            if seat is None:  # every spectator sees the same: made once, shared
+                update, state = game.public_update(position, state)
+            else:
+                record = game.record(position)
+                recorded_at = record.recorded_at_ms or recorded_at
+                update, state = watched_update(record, position, seat, state, batch_time)
+            yield update
+            if state.phase is Phase.GAME_OVER:
+                return  # nothing follows the last event: end the stream
+        await wait(game, advanced)
+
+
+async def view_updates(
+    game: CachedGame, seat: int | None, after_version: int, mode: WatchMode
+) -> AsyncIterator[Update]:
+    """VIEWS and TURNS modes: the latest state at rest, when it is news to the watcher (after
+    `after_version`; in TURNS mode only where `seat` must decide, and the end).
+
+    The cache only ever holds whole batches, so its state is always at rest.
+    """
+    sent = after_version
+    while True:
+        wake = (
+            game.turn_signal(seat)
+            if seat is not None and mode is WatchMode.TURNS
+            else game.advanced
+        )
+        state = game.state
+        over = state.phase is Phase.GAME_OVER
+        if state.version > sent and (
+            over or mode is WatchMode.VIEWS or (seat is not None and seat in to_act(state))
+        ):
+            sent = state.version
+            deadline = deadline_ms(state, game.rest_since_ms)
+            yield Update(sent, None, view(state, seat), deadline_ms=deadline)
+        if over:
+            return
+        await wait(game, wake)
+
+
+async def wait(game: CachedGame, wake: asyncio.Event) -> None:
+    """Until `wake` is set: the game advanced in a way the watcher cares about, or its feed
+    failed (then raise why)."""
+    if game.feed_error is not None:
+        raise game.feed_error
+    await wake.wait()
+    if game.feed_error is not None:
+        raise game.feed_error
