@@ -56,6 +56,7 @@ def watched_update(
         record.turn_timer_expired,
         record.command_id,
         deadline_ms(state, batch_time(version)) if rest else None,
+        record.recorded_at_ms,
     ), state
 
 
@@ -194,7 +195,7 @@ class CachedGame:
             same = False
         if not same:
             raise CommandIdReused(command_id, first)
-        return CommandResult(first, batch, before, fold(batch, before), True)
+        return CommandResult(first, batch, before, fold(batch, before), True, self.record(first))
 
     def events(self, first: int, last: int) -> tuple[Event, ...]:
         return tuple(decode_record(payload).event for payload in self.payloads[first - 1 : last])

@@ -104,6 +104,7 @@ def update_message(update: Update, game_id: str) -> game_pb2.GameUpdate:
         message.event.CopyFrom(event_to_proto(update.event))
         message.event.turn_timer_expired = update.turn_timer_expired
         message.event.command_id = update.command_id
+        message.event.recorded_at_ms = update.recorded_at_ms
     if update.view is not None:
         message.view.CopyFrom(view_to_proto(update.view, game_id, update.deadline_ms))
     return message

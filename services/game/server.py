@@ -109,7 +109,10 @@ class GameServicer(game_pb2_grpc.GameServiceServicer):
                 version=result.version, event_count=len(result.events)
             )
         events = [event_to_proto(event) for event in result.events_for(seat)]
-        events[0].turn_timer_expired = request.turn_timer_expired and not result.replayed
+        if result.decision is not None:  # the decision event's metadata, as stored
+            events[0].command_id = result.decision.command_id
+            events[0].turn_timer_expired = result.decision.turn_timer_expired
+            events[0].recorded_at_ms = result.decision.recorded_at_ms
         return game_pb2.SubmitCommandResponse(
             version=result.version,
             event_count=len(result.events),

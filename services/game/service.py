@@ -401,7 +401,7 @@ class GameApplication:
             game_id, game, command_id, records[0], before=current, wake=wake, bot_waited_ms=waited
         )
         self._retire_if_finished(game_id, game)
-        return CommandResult(current + 1, tuple(events), before, state, False)
+        return CommandResult(current + 1, tuple(events), before, state, False, records[0])
 
     def _drop(self, game_id: str, game: CachedGame, stored_version: int) -> None:
         """Forget a cached game the store no longer agrees with; its watchers are told to

@@ -28,6 +28,9 @@ class CommandResult:
     before: GameState
     state: GameState
     replayed: bool
+    #: The decision's record as stored (its command id, whether a bot stood in, when the batch
+    #: was appended).
+    decision: Record | None = None
 
     @property
     def version(self) -> int:
@@ -94,6 +97,8 @@ class Update:
     command_id: str = ""
     #: When the decision the view awaits is due (None: no timer, none awaited, or no view).
     deadline_ms: int | None = None
+    #: When the batch was appended (Unix ms), on its first event only (EVENTS mode; else 0).
+    recorded_at_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)

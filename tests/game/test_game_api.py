@@ -133,6 +133,14 @@ async def test_repeated_command_id_is_applied_once_and_answers_the_same(
         first = await client.submit(game_id, seat, command, mine.version, command_id="same-id")
         again = await client.submit(game_id, seat, command, mine.version, command_id="same-id")
         assert again == first
+        # The decision event carries its metadata as the log stores it.
+        log = await store.read(game_id)
+        decision = decode_record(log[first.version - first.event_count].payload)
+        assert decision.recorded_at_ms > 0 and decision.command_id == "same-id"
+        assert (first.events[0].command_id, first.events[0].recorded_at_ms) == (
+            "same-id",
+            decision.recorded_at_ms,
+        )
         both = await asyncio.gather(
             *[
                 client.submit(game_id, seat, command, mine.version, command_id="same-id")

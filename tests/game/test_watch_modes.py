@@ -255,6 +255,14 @@ async def test_grouped_events_are_the_same_updates_one_response_per_batch(
             singles = [response.update for response in one_by_one]
             assert [u for batch in batches for u in batch.updates] == singles
             assert [u.version for u in singles] == list(range(1, total + 1))
+            # Each event carries its metadata as the log stores it: the decision's command id,
+            # and on a batch's first event when the batch was appended.
+            stored = [decode_record(item.payload) for item in await store.read(game_id)]
+            assert [
+                (u.event.command_id, u.event.turn_timer_expired, u.event.recorded_at_ms)
+                for u in singles
+            ] == [(r.command_id, r.turn_timer_expired, r.recorded_at_ms) for r in stored[:total]]
+            assert sum(u.event.recorded_at_ms > 0 for u in singles) == len(batches)
             # Each response is one batch: it ends where the game is at rest (the view), and
             # nothing before that carries a view.
             for batch in batches:
