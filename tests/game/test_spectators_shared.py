@@ -54,6 +54,7 @@ async def test_spectators_share_one_public_update_per_version() -> None:
                 record.turn_timer_expired,
                 record.command_id,
                 deadline_ms(after, recorded_at) if rest else None,
+                record.recorded_at_ms,
             )
         )
         before = after
