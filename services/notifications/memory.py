@@ -117,6 +117,7 @@ class InMemoryNotifications(Notifications):
             self._trim(inbox, now_ms)
         check_resumable(
             after,
+            now_ms=now_ms,
             oldest_kept_ms=now_ms - self._keep_ms,
             exists=inbox is not None,
             last=inbox.last if inbox else ORIGIN,

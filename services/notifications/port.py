@@ -47,6 +47,9 @@ DEFAULT_OUTBOUND_MAXLEN = 100_000
 READ_BATCH = 200
 #: How long a consumer may take no notification, while too many arrive, before it is cut off.
 STALL_LIMIT = 1.0
+#: How far a cursor's time (the store's clock when it was stored) may be ahead of this
+#: process's clock before the cursor cannot have been handed out.
+CURSOR_CLOCK_SKEW_MS = 10 * 60 * 1000
 
 
 class CursorExpired(ServiceError):
@@ -77,7 +80,13 @@ class NotificationsUnavailable(ServiceError):
 
 
 def check_resumable(
-    position: Position, *, oldest_kept_ms: int, exists: bool, last: Position, deleted: Position
+    position: Position,
+    *,
+    now_ms: int,
+    oldest_kept_ms: int,
+    exists: bool,
+    last: Position,
+    deleted: Position,
 ) -> None:
     """Refuse to read after `position` unless every notification after it is still kept.
 
@@ -85,8 +94,11 @@ def check_resumable(
     what followed ("0-0", before everything, too). A cursor older than the retention
     (`oldest_kept_ms`) has expired as well, and so has any cursor of a player with nothing kept
     (`exists` false: nothing stored for `KEEP_SECONDS`, or a store that lost its data). `last`
-    is the player's last notification ever stored: a cursor beyond it was not handed out here.
+    is the player's last notification ever stored: a cursor beyond it was not handed out here,
+    nor was one dated after `now_ms` (beyond `CURSOR_CLOCK_SKEW_MS`), kept or not.
     """
+    if position[0] > now_ms + CURSOR_CLOCK_SKEW_MS:
+        raise InvalidCursor(format_cursor(position), "is dated in the future")
     if not exists:
         if position > ORIGIN:
             raise CursorExpired(format_cursor(position))

@@ -521,9 +521,11 @@ class RedisNotifications(Notifications):
         if isinstance(entries, Exception):
             raise entries
         exists = self._exists(info)
+        now_ms = int(time.time() * 1000)
         check_resumable(
             after,
-            oldest_kept_ms=int(time.time() * 1000) - self._keep_ms,
+            now_ms=now_ms,
+            oldest_kept_ms=now_ms - self._keep_ms,
             exists=exists,
             last=_position(info["last-generated-id"]) if exists else ORIGIN,
             deleted=_last_deleted(info) if exists else ORIGIN,

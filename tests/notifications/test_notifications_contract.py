@@ -103,6 +103,16 @@ async def test_a_cursor_beyond_the_last_notification_is_refused_as_invalid(
         await notifications.read(ALICE, format_cursor((position[0] + 1, 0)), 10)
 
 
+@pytest.mark.parametrize("player", [ALICE, "pnobody"])
+async def test_a_cursor_dated_in_the_future_is_refused_as_invalid(
+    notifications: Notifications, player: str
+) -> None:
+    """Whether the player has notifications or none: no cursor from the future was handed out."""
+    await notifications.publish([turn(1)])
+    with pytest.raises(InvalidCursor):
+        await notifications.read(player, "99999999999999-0", 10)  # the year 5138
+
+
 async def test_a_cursor_whose_successors_were_trimmed_has_expired(
     make_notifications: MakeNotifications,
 ) -> None:
