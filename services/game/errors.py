@@ -38,9 +38,15 @@ class StaleVersion(ServiceError):
     """The client acted on a version that is no longer current: re-read the view and retry."""
 
     def __init__(self, expected: int, actual: int) -> None:
+        where = (
+            f"the game is at version {actual}"
+            if expected < actual
+            else f"the game has not reached it (it is at version {actual}: the version is from "
+            "another game, or one its store lost when restored from an older copy)"
+        )
         super().__init__(
             Reason.STALE_VERSION,
-            f"you acted on version {expected} but the game is at version {actual}; "
+            f"you acted on version {expected} but {where}; "
             "fetch the view again and decide on what it shows",
             expected_version=str(expected),
             current_version=str(actual),

@@ -336,6 +336,11 @@ async def test_bad_requests_get_their_status_and_change_nothing(store: EventStor
         await _expect(grpc.StatusCode.INVALID_ARGUMENT, client.submit(game_id, seat, good, -1))
         # stale version, unknown game, log of a running game, game creation by a player
         await _expect(grpc.StatusCode.ABORTED, client.submit(game_id, seat, good, 1))
+        # a version the game has not reached (another game's, or one a restored store lost)
+        ahead = await _expect(
+            grpc.StatusCode.ABORTED, client.submit(game_id, seat, good, mine.version + 5)
+        )
+        assert "has not reached it" in (ahead.details() or "")
         await _expect(grpc.StatusCode.NOT_FOUND, client.submit("nope", 0, good, 5))
         await _expect(
             grpc.StatusCode.FAILED_PRECONDITION,
