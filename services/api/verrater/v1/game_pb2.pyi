@@ -94,9 +94,9 @@ class SubmitCommandRequest(google.protobuf.message.Message):
     VERSION_ONLY_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     expected_version: builtins.int
-    'Required: the version of the view the command was chosen from (1 or more); the command\n    fails with ABORTED (STALE_VERSION) if the game has moved on since, and with\n    INVALID_ARGUMENT (MISSING_FIELD) when absent or 0.\n    '
+    'Required: the version of the view the command was chosen from (1 or more); the command\n    fails with ABORTED (STALE_VERSION) if the game is not at that version (it moved on since,\n    or, after its store was restored from an older copy, has not reached it), with\n    INVALID_ARGUMENT (MISSING_FIELD) when absent or 0, and (MALFORMED_REQUEST) when negative.\n    '
     command_id: builtins.str
-    'Required: chosen by the client, unique per command of a seat: 1-128 characters of letters,\n    digits and "-_.:" (a UUID will do). A retry with the same id is applied once and answers\n    the same; the same id with another command is refused (COMMAND_ID_REUSED), changing\n    nothing.\n    '
+    'Required: chosen by the client, unique per command of a seat: 1-128 characters of letters,\n    digits and "-_.:" (a UUID will do). A retry with the same id is applied once and answers\n    the same (whatever its expected_version: the id names the decision, which was taken); the\n    same id with another command is refused (COMMAND_ID_REUSED), changing nothing.\n    '
     turn_timer_expired: builtins.bool
     "Only for the AI service's tokens: the seat's turn timer ran out and a bot decides for it;\n    the decision event records it.\n    "
     version_only: builtins.bool
@@ -325,7 +325,7 @@ class PlayOpen(google.protobuf.message.Message):
     FROM_VERSION_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     from_version: builtins.int
-    'Send turns after this version (0: the current one, if the caller must decide now).'
+    "Send turns after this version (0: the current one, if the caller must decide now). Only\n    the current turn is ever sent, never a backlog, so a client resuming after a restart or a\n    dropped stream passes 0 (or the version of the last turn it answered): a turn it received\n    but did not answer is not sent again from that turn's own version.\n    "
 
     def __init__(self, *, game_id: builtins.str=..., from_version: builtins.int=...) -> None:
         ...

@@ -69,8 +69,11 @@ class GameServiceServicer(object):
 
     def Watch(self, request, context):
         """The game live from from_version, as the caller may see it. What is sent depends on the
-        mode: every event (redacted for the caller), or only views. A client that reconnects
-        resumes from the last version it saw. The stream ends after the game's last event.
+        mode: every event (redacted for the caller), or only views. A client that reconnects in
+        WATCH_MODE_EVENTS resumes from the last version it received. In the views-only modes only
+        the current state is ever sent, never a backlog, and only when it is after from_version:
+        a turn received but not answered is not sent again from its own version, so resume from
+        0 (or from the last version answered). The stream ends after the game's last event.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -85,8 +88,10 @@ class GameServiceServicer(object):
         A decision costs one message each way instead of a call. The stream ends after the final
         view, once the command being decided (if any) is answered; commands the server has not
         taken by then are not answered (the game is over). It fails with INVALID_ARGUMENT when the
-        first message is not an open, or a later one is; PERMISSION_DENIED without a seat in the
-        game; NOT_FOUND for an unknown game; UNAUTHENTICATED when the token expires.
+        first message is not an open, or a later one is; PERMISSION_DENIED (NOT_YOUR_SEAT) when
+        the token is not a seat token of this game (the lobby hands out seat tokens of existing
+        games only, so a mistyped game id gets this); NOT_FOUND when the token's game no longer
+        exists; UNAUTHENTICATED when the token expires.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -53,9 +53,9 @@ class GameServiceStub(typing.Generic[_GameServiceGetViewType, _GameServiceSubmit
     SubmitCommands: _GameServiceSubmitCommandsType
     "Apply several decisions in one call, each for the seat its own token names: for a client\n    that plays many seats, of one game or many (the AI service's workers send each bot-turn\n    message's moves with it). The commands are taken one after another, in the order sent,\n    each exactly as SubmitCommand would take it with that token (version_only implied), and\n    each is answered by a CommandResult, in the same order; a refused command changes nothing\n    and does not stop the others. The call itself fails only when the request as a whole is\n    wrong: INVALID_ARGUMENT with no commands or more than 64; UNAUTHENTICATED without a valid\n    token in the call's metadata (any valid token: each command's seat comes from its own).\n    "
     Watch: _GameServiceWatchType
-    "The game live from from_version, as the caller may see it. What is sent depends on the\n    mode: every event (redacted for the caller), or only views. A client that reconnects\n    resumes from the last version it saw. The stream ends after the game's last event.\n    "
+    "The game live from from_version, as the caller may see it. What is sent depends on the\n    mode: every event (redacted for the caller), or only views. A client that reconnects in\n    WATCH_MODE_EVENTS resumes from the last version it received. In the views-only modes only\n    the current state is ever sent, never a backlog, and only when it is after from_version:\n    a turn received but not answered is not sent again from its own version, so resume from\n    0 (or from the last version answered). The stream ends after the game's last event.\n    "
     Play: _GameServicePlayType
-    "Play one seat over one stream: the cheapest way for a player or a bot to play. The first\n    message opens the game; the server then sends the caller's view whenever its seat must\n    decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent\n    on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or\n    refused (with the status code SubmitCommand would have failed with; the stream stays open).\n    A decision costs one message each way instead of a call. The stream ends after the final\n    view, once the command being decided (if any) is answered; commands the server has not\n    taken by then are not answered (the game is over). It fails with INVALID_ARGUMENT when the\n    first message is not an open, or a later one is; PERMISSION_DENIED without a seat in the\n    game; NOT_FOUND for an unknown game; UNAUTHENTICATED when the token expires.\n    "
+    "Play one seat over one stream: the cheapest way for a player or a bot to play. The first\n    message opens the game; the server then sends the caller's view whenever its seat must\n    decide, and the final view (as Watch in WATCH_MODE_TURNS), and answers every command sent\n    on the stream, in order, with a CommandResult: applied (as SubmitCommand answers) or\n    refused (with the status code SubmitCommand would have failed with; the stream stays open).\n    A decision costs one message each way instead of a call. The stream ends after the final\n    view, once the command being decided (if any) is answered; commands the server has not\n    taken by then are not answered (the game is over). It fails with INVALID_ARGUMENT when the\n    first message is not an open, or a later one is; PERMISSION_DENIED (NOT_YOUR_SEAT) when\n    the token is not a seat token of this game (the lobby hands out seat tokens of existing\n    games only, so a mistyped game id gets this); NOT_FOUND when the token's game no longer\n    exists; UNAUTHENTICATED when the token expires.\n    "
     GetLog: _GameServiceGetLogType
     "The complete, unredacted log of a finished game with its hash chain, for audit and replay.\n    Public once the game is over, like a replay: any valid token may read it (a player's, a\n    seat's of any game). FAILED_PRECONDITION (GAME_NOT_FINISHED) while the game is running.\n    "
     GetRuleset: _GameServiceGetRulesetType
@@ -95,8 +95,11 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
     @abc.abstractmethod
     def Watch(self, request: verrater.v1.game_pb2.WatchRequest, context: _ServicerContext) -> typing.Union[collections.abc.Iterator[verrater.v1.game_pb2.WatchResponse], collections.abc.AsyncIterator[verrater.v1.game_pb2.WatchResponse]]:
         """The game live from from_version, as the caller may see it. What is sent depends on the
-        mode: every event (redacted for the caller), or only views. A client that reconnects
-        resumes from the last version it saw. The stream ends after the game's last event.
+        mode: every event (redacted for the caller), or only views. A client that reconnects in
+        WATCH_MODE_EVENTS resumes from the last version it received. In the views-only modes only
+        the current state is ever sent, never a backlog, and only when it is after from_version:
+        a turn received but not answered is not sent again from its own version, so resume from
+        0 (or from the last version answered). The stream ends after the game's last event.
         """
 
     @abc.abstractmethod
@@ -109,8 +112,10 @@ class GameServiceServicer(metaclass=abc.ABCMeta):
         A decision costs one message each way instead of a call. The stream ends after the final
         view, once the command being decided (if any) is answered; commands the server has not
         taken by then are not answered (the game is over). It fails with INVALID_ARGUMENT when the
-        first message is not an open, or a later one is; PERMISSION_DENIED without a seat in the
-        game; NOT_FOUND for an unknown game; UNAUTHENTICATED when the token expires.
+        first message is not an open, or a later one is; PERMISSION_DENIED (NOT_YOUR_SEAT) when
+        the token is not a seat token of this game (the lobby hands out seat tokens of existing
+        games only, so a mistyped game id gets this); NOT_FOUND when the token's game no longer
+        exists; UNAUTHENTICATED when the token expires.
         """
 
     @abc.abstractmethod

@@ -125,7 +125,9 @@ class LobbyServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def GetSeatToken(self, request, context):
-        """The caller's seat token for the started game of a table they sit at.
+        """The caller's seat token for the started game of a table they sit at: PERMISSION_DENIED
+        (NOT_YOUR_SEAT) when they do not sit at it, FAILED_PRECONDITION (GAME_NOT_STARTED) before
+        its game started.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -85,7 +85,7 @@ class LobbyServiceStub(typing.Generic[_LobbyServiceRegisterGuestType, _LobbyServ
     StartGame: _LobbyServiceStartGameType
     'Start the game of a full table (the host only). Starting twice creates one game.'
     GetSeatToken: _LobbyServiceGetSeatTokenType
-    "The caller's seat token for the started game of a table they sit at."
+    "The caller's seat token for the started game of a table they sit at: PERMISSION_DENIED\n    (NOT_YOUR_SEAT) when they do not sit at it, FAILED_PRECONDITION (GAME_NOT_STARTED) before\n    its game started.\n    "
     GetTable: _LobbyServiceGetTableType
     'One table, as the caller may see it.'
     WatchTable: _LobbyServiceWatchTableType
@@ -153,7 +153,10 @@ class LobbyServiceServicer(metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def GetSeatToken(self, request: verrater.v1.lobby_pb2.GetSeatTokenRequest, context: _ServicerContext) -> typing.Union[verrater.v1.lobby_pb2.GetSeatTokenResponse, collections.abc.Awaitable[verrater.v1.lobby_pb2.GetSeatTokenResponse]]:
-        """The caller's seat token for the started game of a table they sit at."""
+        """The caller's seat token for the started game of a table they sit at: PERMISSION_DENIED
+        (NOT_YOUR_SEAT) when they do not sit at it, FAILED_PRECONDITION (GAME_NOT_STARTED) before
+        its game started.
+        """
 
     @abc.abstractmethod
     def GetTable(self, request: verrater.v1.lobby_pb2.GetTableRequest, context: _ServicerContext) -> typing.Union[verrater.v1.lobby_pb2.GetTableResponse, collections.abc.Awaitable[verrater.v1.lobby_pb2.GetTableResponse]]:
