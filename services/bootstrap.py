@@ -263,12 +263,17 @@ def _sweeper(
     unanswered again; and at the one look at a person's turn or at the end, repeat what a
     replica that died right after its append did not announce. The stats record a game once,
     whoever records it, and notifications are deduplicated, so a repeat sends only what is
-    missing: YourTurn, GameOver, and the BotTookOver of the batch that led to the state."""
+    missing: YourTurn, GameOver, and the BotTookOver of the batch that led to the state (which
+    a warning repeats too, as no look comes before a warning)."""
 
     async def warn(game_id: str, seat: int, version: int, deadline_ms: int) -> None:
-        seating = (await game.state(game_id, fresh=False)).seating
-        if seating:
-            notifier.timer_running_out(seating[seat].player_id, game_id, seat, version, deadline_ms)
+        state = await game.state(game_id, fresh=False)
+        if state.seating:
+            player_id = state.seating[seat].player_id
+            notifier.timer_running_out(player_id, game_id, seat, version, deadline_ms)
+        last = game.last_decision(game_id)
+        if last is not None and last.turn_timer_expired:  # no look comes before a warning
+            notifier.announce(game_id, state, last, deadline_ms=deadline_ms)
 
     def look(game_id: str, state: GameState, deadline: int | None = None) -> None:
         if state.phase is Phase.GAME_OVER:

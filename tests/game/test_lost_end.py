@@ -14,6 +14,8 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 
+import pytest
+
 from services.bootstrap import start_backend
 from services.config import Config
 from services.engine import Phase, SeatAssignment, legal_commands, to_act
@@ -101,11 +103,20 @@ async def test_an_end_never_announced_reaches_the_stats_and_the_players(
         await notifications.close()
 
 
+@pytest.mark.parametrize(
+    ("turn_seconds", "resend_s", "into_s"),
+    [
+        (60, RESEND_S, 2 * RESEND_S),  # the look at the next person's turn (+0.3 s) comes first
+        (30, 25.0, 24.2),  # its warning (+24 s) comes before the look would (+25 s)
+    ],
+    ids=["look", "warning"],
+)
 async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
-    fresh_redis_url: str,
+    fresh_redis_url: str, turn_seconds: int, resend_s: float, into_s: float
 ) -> None:
     """The other replica holds the game already (it created it), so nothing loads it cold: only
-    its one look at the person's turn that followed can tell of the stand-in."""
+    the sweeper's next look at the person's turn that followed, or its warning when that comes
+    first, can tell of the stand-in. `into_s`: how far into that turn the served clock jumps."""
     ahead_s = [0.0]  # how far the served replica's clock runs ahead of real time
 
     def clock() -> float:
@@ -117,7 +128,7 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
         token_secret=SECRET,
         redis_url=fresh_redis_url,
         bots="inprocess",
-        bot_resend_seconds=RESEND_S,
+        bot_resend_seconds=resend_s,
     )
     backend = await start_backend(config, frozenset({"game"}), clock=clock)
     store = RedisEventStore.from_url(fresh_redis_url)
@@ -125,7 +136,7 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
     try:
         assert backend.game is not None
         seats = tuple(SeatAssignment(player, player.upper()) for player in PEOPLE)
-        game = NewGame(players=3, game_id="stood-in", seats=seats, turn_seconds=60)
+        game = NewGame(players=3, game_id="stood-in", seats=seats, turn_seconds=turn_seconds)
         game_id, state = await backend.game.start_game(game)
         deadline = deadline_ms(state, (await backend.game.resting(game_id))[1])
         assert deadline is not None
@@ -134,7 +145,7 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
         dying = GameApplication(
             store,
             timers=timers,
-            bot_recheck_ms=int(RESEND_S * 1000),
+            bot_recheck_ms=int(resend_s * 1000),
             clock=lambda: deadline / 1000 + 1,
         )
         seat = to_act(state)[0]
@@ -150,7 +161,7 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
         )
         after = result.state
         assert to_act(after) and all(acting in range(3) for acting in to_act(after))
-        ahead_s[0] = deadline / 1000 + 1 - time.time() + 2 * RESEND_S  # past the look
+        ahead_s[0] = deadline / 1000 + 1 - time.time() + into_s
 
         async def took_over() -> list[BotTookOver]:
             received = await notifications.read(PEOPLE[seat], "0-0", 100)
@@ -162,7 +173,7 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
 
         await eventually(told, f"{PEOPLE[seat]} heard that a bot took over")
         assert await took_over() == [BotTookOver(seat, after.version)]
-        for acting in to_act(after):  # the look also pushes the YourTurn nobody pushed
+        for acting in to_act(after):  # and the YourTurn nobody pushed
             received = await notifications.read(PEOPLE[acting], "0-0", 100)
             turns = [r.notification.kind for r in received]
             assert [(t.seat, t.version) for t in turns if isinstance(t, YourTurn)][-1] == (
@@ -170,7 +181,7 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
                 after.version,
             )
         await asyncio.sleep(4 * RESEND_S)  # once: nothing more is pushed
-        assert len(await took_over()) == 1
+        assert await took_over() == [BotTookOver(seat, after.version)]
     finally:
         await backend.stop()
         await store.close()
