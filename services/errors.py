@@ -95,6 +95,8 @@ class Reason(StrEnum):
     """Reserved for the platform's own services (creating games, deciding for a timed-out seat)."""
     PERSONS_SEAT = "PERSONS_SEAT"
     """A service decides for bot seats; for a person's seat only once their turn timer ran out."""
+    PLAYER_TOKEN_REQUIRED = "PLAYER_TOKEN_REQUIRED"
+    """A lobby call acts for the player's account: a seat token (bound to one game) may not."""
 
     # UNAUTHENTICATED: who the caller is could not be established.
     TOKEN_MISSING = "TOKEN_MISSING"

@@ -34,3 +34,9 @@ def matches(credential: str, stored: str | None) -> bool:
         return False
     same = hmac.compare_digest(digest(credential), stored or _NOBODY)
     return same and stored is not None
+
+
+def tag(stored: str) -> str:
+    """Names the credential whose digest is `stored` in the player tokens issued under it (a
+    token claim: it tells one credential from the next without showing the digest)."""
+    return hashlib.sha256(b"verrater-credential-tag:" + stored.encode()).hexdigest()[:16]

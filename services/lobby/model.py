@@ -290,13 +290,15 @@ def join(table: Table, player: Player, invite_code: str) -> Table:
 
 
 def leave(table: Table, player_id: str) -> Table:
-    """Give up a seat; the host's leaving hands the table to the next person, or closes it."""
+    """Give up a seat; the host's leaving hands the table to the next person, or closes it
+    when no person is seated (bots do not count). A host who sits out leaves the same way."""
     _require_waiting(table)
     index = table.seat_of(player_id)
-    if index is None:
+    if index is None and table.host != player_id:
         raise ServiceError(Reason.NOT_SEATED, f"you do not sit at table {table.table_id}")
     seats = list(table.seats)
-    seats[index] = Seat()
+    if index is not None:
+        seats[index] = Seat()
     people = [seat.player_id for seat in seats if seat.player_id and not seat.bot_level]
     if not people and table.host == player_id:
         return replace(

@@ -25,6 +25,7 @@ from services.errors import Reason, ServiceError
 from services.notifications import NotificationStreams, received_to_proto
 from services.rpc import (
     Context,
+    Identity,
     TrustedProxies,
     authenticated,
     checked_id,
@@ -144,8 +145,22 @@ def _once(
     return decorate
 
 
+def _player() -> Identity:
+    """The caller, who must hold a player token: every lobby call acts for the player's account
+    (tables, credential, tokens, games, notifications), which a seat token, handed to whatever
+    plays that one seat, must not reach."""
+    identity = authenticated()
+    if identity.game_id is not None:
+        raise ServiceError(
+            Reason.PLAYER_TOKEN_REQUIRED,
+            "this is a seat token, good for its game only: lobby calls need your player token "
+            "(from RegisterGuest, SignIn or RefreshToken with a player token)",
+        )
+    return identity
+
+
 def _caller_id() -> str:
-    return authenticated().subject
+    return _player().subject
 
 
 def _guest_scope() -> str:
@@ -187,16 +202,14 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.RefreshTokenRequest, context: Context
     ) -> lobby_pb2.RefreshTokenResponse:
         """A fresh token for the caller."""
-        return lobby_pb2.RefreshTokenResponse(
-            session=_session(await self.app.refresh(authenticated()))
-        )
+        return lobby_pb2.RefreshTokenResponse(session=_session(await self.app.refresh(_player())))
 
     @_once(_caller_id)
     async def RotateCredential(
         self, request: lobby_pb2.RotateCredentialRequest, context: Context
     ) -> lobby_pb2.RotateCredentialResponse:
         """A new credential for the caller; the old one stops working at once."""
-        signed_in = await self.app.rotate_credential(authenticated())
+        signed_in = await self.app.rotate_credential(_player())
         return lobby_pb2.RotateCredentialResponse(session=_session(signed_in))
 
     @_once(_caller_id)
@@ -204,7 +217,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.CreateTableRequest, context: Context
     ) -> lobby_pb2.CreateTableResponse:
         """Open a table with the caller as host in seat 0."""
-        identity = authenticated()
+        identity = _player()
         table = await self.app.create_table(
             identity,
             peer=self._peer(context),
@@ -223,7 +236,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.JoinTableRequest, context: Context
     ) -> lobby_pb2.JoinTableResponse:
         """Take a free seat."""
-        identity = authenticated()
+        identity = _player()
         table = await self.app.join(identity, _table_id(request.table_id), request.invite_code)
         return lobby_pb2.JoinTableResponse(table=table_to_proto(table, identity.subject))
 
@@ -232,7 +245,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.LeaveTableRequest, context: Context
     ) -> lobby_pb2.LeaveTableResponse:
         """Give up a seat before the game starts."""
-        identity = authenticated()
+        identity = _player()
         table = await self.app.leave(identity, _table_id(request.table_id))
         return lobby_pb2.LeaveTableResponse(table=table_to_proto(table, identity.subject))
 
@@ -241,7 +254,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.AddBotRequest, context: Context
     ) -> lobby_pb2.AddBotResponse:
         """The host seats a bot."""
-        identity = authenticated()
+        identity = _player()
         table = await self.app.add_bot(
             identity, _table_id(request.table_id), _level(request.level, "level")
         )
@@ -251,7 +264,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.ListTablesRequest, context: Context
     ) -> lobby_pb2.ListTablesResponse:
         """Open public tables, oldest first."""
-        identity = authenticated()
+        identity = _player()
         tables = await self.app.list_tables(request.size or None, request.limit)
         return lobby_pb2.ListTablesResponse(
             tables=[table_to_proto(t, identity.subject) for t in tables]
@@ -262,7 +275,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.QuickMatchRequest, context: Context
     ) -> lobby_pb2.QuickMatchResponse:
         """Join the oldest fitting open table, else open one."""
-        identity = authenticated()
+        identity = _player()
         if not 0 <= request.fill_with_bots_after_seconds <= 3600:
             raise ServiceError(
                 Reason.INVALID_TABLE_OPTION,
@@ -283,7 +296,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.StartGameRequest, context: Context
     ) -> lobby_pb2.StartGameResponse:
         """Start a full table's game (the host only); starting twice creates one game."""
-        identity = authenticated()
+        identity = _player()
         table = await self.app.start(identity, _table_id(request.table_id))
         return lobby_pb2.StartGameResponse(table=table_to_proto(table, identity.subject))
 
@@ -291,9 +304,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.GetSeatTokenRequest, context: Context
     ) -> lobby_pb2.GetSeatTokenResponse:
         """The caller's seat token for the started game of their table."""
-        table, seat, issued = await self.app.seat_token(
-            authenticated(), _table_id(request.table_id)
-        )
+        table, seat, issued = await self.app.seat_token(_player(), _table_id(request.table_id))
         return lobby_pb2.GetSeatTokenResponse(
             game_id=table.game_id, seat=seat, token=issued.token, expires_at=issued.expires_at
         )
@@ -302,7 +313,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.GetTableRequest, context: Context
     ) -> lobby_pb2.GetTableResponse:
         """One table, as the caller may see it."""
-        identity = authenticated()
+        identity = _player()
         return lobby_pb2.GetTableResponse(
             table=table_to_proto(
                 await self.app.table(_table_id(request.table_id)), identity.subject
@@ -313,7 +324,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.WatchTableRequest, context: Context
     ) -> AsyncIterator[lobby_pb2.WatchTableResponse]:
         """The table now and at every change, until its game starts."""
-        identity = authenticated()
+        identity = _player()
         async for table in self.app.watch(_table_id(request.table_id)):
             yield lobby_pb2.WatchTableResponse(table=table_to_proto(table, identity.subject))
 
@@ -321,7 +332,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.ListMyGamesRequest, context: Context
     ) -> lobby_pb2.ListMyGamesResponse:
         """The caller's running games, open tables and newest finished games."""
-        identity = authenticated()
+        identity = _player()
         games = await self.app.my_games(identity)
         return lobby_pb2.ListMyGamesResponse(
             games=[_my_game(game, identity.subject) for game in games]
@@ -331,7 +342,7 @@ class LobbyServicer(lobby_pb2_grpc.LobbyServiceServicer):
         self, request: lobby_pb2.WatchNotificationsRequest, context: Context
     ) -> AsyncIterator[lobby_pb2.WatchNotificationsResponse]:
         """The caller's notifications after `request.cursor` (empty: from now), then live."""
-        identity = authenticated()
+        identity = _player()
         await send_headers(context)  # so that a cut can end the stream (`cut_off`)
         async for received in self.notifications.watch(
             identity.subject, request.cursor, on_cut=cutting_off(context)

@@ -163,8 +163,9 @@ class LobbyApplication:
         self._rates.check(_GUESTS_PER_PEER, peer)
         self._rates.check(_GUESTS, "")
         credential = credentials.new_credential()
-        await self.store.add_player(player, credentials.digest(credential))
-        return SignedIn(player, self._token(player.player_id), credential)
+        digest = credentials.digest(credential)
+        await self.store.add_player(player, digest)
+        return SignedIn(player, self._player_token(player.player_id, digest), credential)
 
     async def sign_in(self, player_id: str, credential: str, peer: str) -> SignedIn:
         """A fresh token for the holder of the player's credential. Unknown player and wrong
@@ -179,14 +180,39 @@ class LobbyApplication:
                 Reason.CREDENTIAL_INVALID,
                 "no player with this id and credential: check both, or register anew",
             )
-        return SignedIn(player, self._token(player_id))
+        assert stored is not None
+        return SignedIn(player, self._player_token(player_id, stored))
 
     async def rotate_credential(self, identity: Identity) -> SignedIn:
-        """A new credential for the caller; the old one stops working at once."""
+        """A new credential for the caller; the old one stops working at once, and so does
+        every token issued under it, for this and for RefreshToken."""
         player = await self.player(identity)
+        await self._current_credential(identity)
         credential = credentials.new_credential()
-        await self.store.replace_credential(player.player_id, credentials.digest(credential))
-        return SignedIn(player, self._token(player.player_id), credential)
+        digest = credentials.digest(credential)
+        await self.store.replace_credential(player.player_id, digest)
+        return SignedIn(player, self._player_token(player.player_id, digest), credential)
+
+    async def _current_credential(self, identity: Identity) -> str:
+        """The stored digest of the caller's credential; CREDENTIAL_INVALID when their token
+        was issued under one rotated away since (a lost phone's tokens end here)."""
+        stored = await self.store.credential_digest(identity.subject)
+        if stored is None:
+            raise ServiceError(
+                Reason.PLAYER_NOT_FOUND,
+                "the token names no player this lobby knows: register again",
+            )
+        tag = identity.credential_tag
+        if tag is not None and tag != credentials.tag(stored):
+            raise ServiceError(
+                Reason.CREDENTIAL_INVALID,
+                "this token was issued under a credential that has since been rotated: sign in "
+                "with the current credential",
+            )
+        return stored
+
+    def _player_token(self, player_id: str, stored: str) -> IssuedToken:
+        return self._token(player_id, credential_tag=credentials.tag(stored))
 
     async def player(self, identity: Identity) -> Player:
         player = await self.store.player(identity.subject)
@@ -198,8 +224,11 @@ class LobbyApplication:
         return player
 
     async def refresh(self, identity: Identity) -> SignedIn:
+        """A fresh player token, under the credential the caller's token was issued under while
+        it is still the current one."""
         player = await self.player(identity)
-        return SignedIn(player, self._token(player.player_id))
+        stored = await self._current_credential(identity)
+        return SignedIn(player, self._player_token(player.player_id, stored))
 
     # --- tables -------------------------------------------------------------------------
 

@@ -42,6 +42,10 @@ class Identity:
     game_id: str | None
     seat: int | None
     expires_at: int
+    #: Which credential the player token was issued under (services/lobby/credentials.py
+    #: `tag`): the lobby refuses to refresh a token, or rotate with it, once the credential was
+    #: rotated. None in seat and service tokens, and in tokens issued before the claim existed.
+    credential_tag: str | None = None
 
     def seat_in(self, game_id: str) -> int | None:
         """The seat this caller may act for in `game_id` (None: a spectator there)."""
@@ -73,6 +77,7 @@ class TokenIssuer:
         seat: int | None = None,
         ttl_seconds: int | None = None,
         now: float | None = None,
+        credential_tag: str | None = None,
     ) -> str:
         issued = int(time.time() if now is None else now)
         claims: dict[str, object] = {
@@ -86,6 +91,8 @@ class TokenIssuer:
             claims["gid"] = game_id
         if seat is not None:
             claims["seat"] = seat
+        if credential_tag is not None:
+            claims["ctag"] = credential_tag
         return jwt.encode(claims, self.secret, algorithm=ALGORITHM)
 
     def verify(self, token: str, *, now: float | None = None) -> Identity:
@@ -114,6 +121,9 @@ class TokenIssuer:
             game_id = claims.get("gid")
             if seat is not None and (not isinstance(seat, int) or game_id is None):
                 raise ValueError("a seat claim needs an integer seat and a game id")
+            tag = claims.get("ctag")
+            if tag is not None and not isinstance(tag, str):
+                raise ValueError("the ctag claim is not a string")
         except (ValueError, KeyError) as error:
             raise InvalidToken(f"the token's claims are malformed: {error}") from error
         return Identity(
@@ -122,6 +132,7 @@ class TokenIssuer:
             game_id=str(game_id) if game_id is not None else None,
             seat=seat,
             expires_at=int(claims["exp"]),
+            credential_tag=tag,
         )
 
 

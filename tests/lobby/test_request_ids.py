@@ -131,6 +131,10 @@ async def test_a_retried_rotation_rotates_once(stack: Stack) -> None:
         *(stack.lobby.RotateCredential(rotate, metadata=bearer(session.token)) for _ in range(2))
     )
     assert first.session.credential == retried.session.credential != session.credential
+    # A retry after the answer was lost carries the token of before the rotation: it still gets
+    # the first answer (the token's refusal is for new rotations and refreshes).
+    later = await stack.lobby.RotateCredential(rotate, metadata=bearer(session.token))
+    assert later.session.credential == first.session.credential
     await stack.lobby.SignIn(
         lobby_pb2.SignInRequest(player_id=session.player_id, credential=first.session.credential)
     )

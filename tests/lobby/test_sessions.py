@@ -203,15 +203,27 @@ async def test_my_games_list_running_games_then_open_tables_and_forget_tables_le
     # The other player's list: their two tables; the one I left still theirs.
     theirs = (await stack.lobby.ListMyGames(lobby_pb2.ListMyGamesRequest(), metadata=other)).games
     assert {g.table_id for g in theirs} == {left.table_id, joined.table_id}
-    # Closing a table drops it from its host's list.
-    await stack.lobby.LeaveTable(lobby_pb2.LeaveTableRequest(table_id=hosted.table_id), metadata=me)
+    # Closing a table drops it from its host's list; a host who sits out closes it the same way.
+    for closing in (hosted, organised):
+        await stack.lobby.LeaveTable(
+            lobby_pb2.LeaveTableRequest(table_id=closing.table_id), metadata=me
+        )
+        closed = await stack.lobby.GetTable(
+            lobby_pb2.GetTableRequest(table_id=closing.table_id), metadata=me
+        )
+        assert closed.table.status == lobby_pb2.TABLE_STATUS_CLOSED
     mine = (await stack.lobby.ListMyGames(lobby_pb2.ListMyGamesRequest(), metadata=me)).games
-    assert hosted.table_id not in [g.table_id for g in mine]
+    assert not {hosted.table_id, organised.table_id} & {g.table_id for g in mine}
 
 
 async def test_rotating_the_credential_makes_the_old_one_fail_at_once(stack: Stack) -> None:
     session = await register(stack, "Phone Lost")
     old = session.credential
+    refreshed_before = (
+        await stack.lobby.RefreshToken(
+            lobby_pb2.RefreshTokenRequest(), metadata=bearer(session.token)
+        )
+    ).session
     rotated = (
         await stack.lobby.RotateCredential(
             lobby_pb2.RotateCredentialRequest(), metadata=bearer(session.token)
@@ -231,6 +243,52 @@ async def test_rotating_the_credential_makes_the_old_one_fail_at_once(stack: Sta
         )
     ).session
     await stack.lobby.RefreshToken(lobby_pb2.RefreshTokenRequest(), metadata=bearer(fresh.token))
+    # The lost phone's tokens, and those refreshed from them, can neither be refreshed again
+    # nor rotate the credential back: its access ends with the token it holds.
+    for token in (session.token, refreshed_before.token):
+        for call in (
+            stack.lobby.RefreshToken(lobby_pb2.RefreshTokenRequest(), metadata=bearer(token)),
+            stack.lobby.RotateCredential(
+                lobby_pb2.RotateCredentialRequest(), metadata=bearer(token)
+            ),
+        ):
+            await refused_with(UNAUTHENTICATED, "CREDENTIAL_INVALID", call)
+    again = await stack.lobby.RefreshToken(
+        lobby_pb2.RefreshTokenRequest(), metadata=bearer(rotated.token)
+    )
+    await stack.lobby.RefreshToken(
+        lobby_pb2.RefreshTokenRequest(), metadata=bearer(again.session.token)
+    )
+
+
+async def test_a_seat_token_cannot_act_for_the_players_account(stack: Stack) -> None:
+    """A seat token is for its game (given, say, to a bot that plays that seat): the lobby's
+    calls act for the account, so a seat token may not rotate the credential, become a player
+    token, list the player's games or use their tables."""
+    session = await register(stack, "Lends A Seat")
+    host = bearer(session.token)
+    table = await open_table_with_bots(stack.lobby, host, bots=2)
+    await stack.lobby.StartGame(lobby_pb2.StartGameRequest(table_id=table.table_id), metadata=host)
+    ticket = await stack.lobby.GetSeatToken(
+        lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=host
+    )
+    seat = bearer(ticket.token)
+    denied = grpc.StatusCode.PERMISSION_DENIED
+    lobby = stack.lobby
+    for call in (
+        lobby.RotateCredential(lobby_pb2.RotateCredentialRequest(), metadata=seat),
+        lobby.RefreshToken(lobby_pb2.RefreshTokenRequest(), metadata=seat),
+        lobby.ListMyGames(lobby_pb2.ListMyGamesRequest(), metadata=seat),
+        lobby.CreateTable(lobby_pb2.CreateTableRequest(size=3), metadata=seat),
+        lobby.GetSeatToken(lobby_pb2.GetSeatTokenRequest(table_id=table.table_id), metadata=seat),
+        lobby.GetTable(lobby_pb2.GetTableRequest(table_id=table.table_id), metadata=seat),
+    ):
+        await refused_with(denied, "PLAYER_TOKEN_REQUIRED", call)
+    # The credential still works, and the seat token still plays its seat.
+    await stack.lobby.SignIn(
+        lobby_pb2.SignInRequest(player_id=session.player_id, credential=session.credential)
+    )
+    await stack.game.GetView(game_pb2.GetViewRequest(game_id=ticket.game_id), metadata=seat)
 
 
 async def test_every_refusal_of_sessions_says_its_reason(stack: Stack) -> None:
