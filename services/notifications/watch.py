@@ -34,7 +34,8 @@ class TooManyStreams(ServiceError):
             Reason.TOO_MANY_STREAMS,
             f"you have {limit} notification streams open already: close one (one per app is "
             "enough), then watch again",
-            max_streams=str(limit),
+            limit=str(limit),  # the key the game streams' refusal uses
+            max_streams=str(limit),  # kept for clients written before `limit`
         )
 
 

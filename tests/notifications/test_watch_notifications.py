@@ -30,7 +30,7 @@ from services.notifications import (
     notification_to_proto,
 )
 from tests.support.decisions import decide_at_random
-from tests.support.status import reason_of
+from tests.support.status import metadata_of, reason_of
 from tests.support.waiting import wait_until
 
 SECRET = "notify-test-secret-at-least-32-bytes-long"
@@ -437,6 +437,7 @@ async def test_a_player_may_hold_only_so_many_notification_streams(
             await third.read()
         assert refused.value.code() is grpc.StatusCode.RESOURCE_EXHAUSTED
         assert reason_of(refused.value) == "TOO_MANY_STREAMS"
+        assert metadata_of(refused.value)["limit"] == "2"  # the key game streams use too
         elsewhere = await watching(stack, other, streams=3)  # the limit is per player
         first.cancel()
         await wait_until(lambda: stack.notifications.live_subscriptions == 2, "one closed")

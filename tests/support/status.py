@@ -19,3 +19,12 @@ def reason_of(error: grpc.aio.AioRpcError | CommandRefused) -> str:
     info = error_details_pb2.ErrorInfo()
     assert status.details[0].Unpack(info) and info.domain == "verrater.v1"
     return str(info.reason)
+
+
+def metadata_of(error: grpc.aio.AioRpcError) -> dict[str, str]:
+    """The `ErrorInfo` metadata a refused call carries."""
+    status = rpc_status.from_call(error)  # type: ignore[arg-type]
+    assert status is not None
+    info = error_details_pb2.ErrorInfo()
+    assert status.details[0].Unpack(info)
+    return dict(info.metadata)

@@ -13,7 +13,8 @@ token bound to their seat. WatchNotifications tells a player, across all their g
 is their turn and what else concerns them.
 
 Every call but RegisterGuest and SignIn needs the player token in the metadata
-(`authorization: Bearer <token>`). Calls that change something take a request_id: a retry with
+(`authorization: Bearer <token>`); a seat token (good for its game only) is refused
+PERMISSION_DENIED (PLAYER_TOKEN_REQUIRED). Calls that change something take a request_id: a retry with
 the same id (after a timeout, say) answers what the first answered and changes nothing more.
 """
 import builtins

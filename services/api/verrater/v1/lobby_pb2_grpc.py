@@ -60,14 +60,17 @@ class LobbyServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def RefreshToken(self, request, context):
-        """A fresh token for the caller (before the current one expires).
+        """A fresh token for the caller (before the current one expires). A token issued under a
+        credential rotated away since is refused UNAUTHENTICATED (CREDENTIAL_INVALID).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def RotateCredential(self, request, context):
-        """Replace the caller's credential (a lost phone): the old one stops working at once.
+        """Replace the caller's credential (a lost phone): the old one stops working at once, and the
+        tokens issued under it can no longer be refreshed or rotate it (CREDENTIAL_INVALID); they
+        still work elsewhere until they expire.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -88,8 +91,9 @@ class LobbyServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def LeaveTable(self, request, context):
-        """Give up a seat before the game starts; a host who leaves hands the table on (or closes it
-        when nobody else is seated).
+        """Give up a seat before the game starts; a host who leaves (also one who sits out) hands the
+        table on to the next person seated, or closes it when no other person is seated (bots do
+        not count).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -141,7 +145,9 @@ class LobbyServiceServicer(object):
         raise NotImplementedError('Method not implemented!')
 
     def WatchTable(self, request, context):
-        """The table now and at every change, until its game has started (then the stream ends).
+        """The table now and as it stands after each change, until its game has started (then the
+        stream ends). Changes made together come as the last of them: an auto_start table whose
+        last seat fills goes from OPEN to STARTING without a FULL message.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -13,7 +13,8 @@ token bound to their seat. WatchNotifications tells a player, across all their g
 is their turn and what else concerns them.
 
 Every call but RegisterGuest and SignIn needs the player token in the metadata
-(`authorization: Bearer <token>`). Calls that change something take a request_id: a retry with
+(`authorization: Bearer <token>`); a seat token (good for its game only) is refused
+PERMISSION_DENIED (PLAYER_TOKEN_REQUIRED). Calls that change something take a request_id: a retry with
 the same id (after a timeout, say) answers what the first answered and changes nothing more.
 """
 import abc
@@ -67,15 +68,15 @@ class LobbyServiceStub(typing.Generic[_LobbyServiceRegisterGuestType, _LobbyServ
     SignIn: _LobbyServiceSignInType
     'A fresh token for a player who holds their credential (no token needed). A wrong or revoked\n    credential is UNAUTHENTICATED (CREDENTIAL_INVALID); attempts are rate-limited per player and\n    per network peer.\n    '
     RefreshToken: _LobbyServiceRefreshTokenType
-    'A fresh token for the caller (before the current one expires).'
+    'A fresh token for the caller (before the current one expires). A token issued under a\n    credential rotated away since is refused UNAUTHENTICATED (CREDENTIAL_INVALID).\n    '
     RotateCredential: _LobbyServiceRotateCredentialType
-    "Replace the caller's credential (a lost phone): the old one stops working at once."
+    "Replace the caller's credential (a lost phone): the old one stops working at once, and the\n    tokens issued under it can no longer be refreshed or rotate it (CREDENTIAL_INVALID); they\n    still work elsewhere until they expire.\n    "
     CreateTable: _LobbyServiceCreateTableType
     'Open a table with the caller in seat 0 as host.'
     JoinTable: _LobbyServiceJoinTableType
     'Take a free seat (a private table needs its invite code).'
     LeaveTable: _LobbyServiceLeaveTableType
-    'Give up a seat before the game starts; a host who leaves hands the table on (or closes it\n    when nobody else is seated).\n    '
+    'Give up a seat before the game starts; a host who leaves (also one who sits out) hands the\n    table on to the next person seated, or closes it when no other person is seated (bots do\n    not count).\n    '
     AddBot: _LobbyServiceAddBotType
     'The host seats a bot of a level in a free seat.'
     ListTables: _LobbyServiceListTablesType
@@ -89,7 +90,7 @@ class LobbyServiceStub(typing.Generic[_LobbyServiceRegisterGuestType, _LobbyServ
     GetTable: _LobbyServiceGetTableType
     'One table, as the caller may see it.'
     WatchTable: _LobbyServiceWatchTableType
-    'The table now and at every change, until its game has started (then the stream ends).'
+    'The table now and as it stands after each change, until its game has started (then the\n    stream ends). Changes made together come as the last of them: an auto_start table whose\n    last seat fills goes from OPEN to STARTING without a FULL message.\n    '
     ListMyGames: _LobbyServiceListMyGamesType
     "The caller's open tables and their running and recently finished games, newest first:\n    where to go back to after a restart.\n    "
     WatchNotifications: _LobbyServiceWatchNotificationsType
@@ -113,11 +114,16 @@ class LobbyServiceServicer(metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def RefreshToken(self, request: verrater.v1.lobby_pb2.RefreshTokenRequest, context: _ServicerContext) -> typing.Union[verrater.v1.lobby_pb2.RefreshTokenResponse, collections.abc.Awaitable[verrater.v1.lobby_pb2.RefreshTokenResponse]]:
-        """A fresh token for the caller (before the current one expires)."""
+        """A fresh token for the caller (before the current one expires). A token issued under a
+        credential rotated away since is refused UNAUTHENTICATED (CREDENTIAL_INVALID).
+        """
 
     @abc.abstractmethod
     def RotateCredential(self, request: verrater.v1.lobby_pb2.RotateCredentialRequest, context: _ServicerContext) -> typing.Union[verrater.v1.lobby_pb2.RotateCredentialResponse, collections.abc.Awaitable[verrater.v1.lobby_pb2.RotateCredentialResponse]]:
-        """Replace the caller's credential (a lost phone): the old one stops working at once."""
+        """Replace the caller's credential (a lost phone): the old one stops working at once, and the
+        tokens issued under it can no longer be refreshed or rotate it (CREDENTIAL_INVALID); they
+        still work elsewhere until they expire.
+        """
 
     @abc.abstractmethod
     def CreateTable(self, request: verrater.v1.lobby_pb2.CreateTableRequest, context: _ServicerContext) -> typing.Union[verrater.v1.lobby_pb2.CreateTableResponse, collections.abc.Awaitable[verrater.v1.lobby_pb2.CreateTableResponse]]:
@@ -129,8 +135,9 @@ class LobbyServiceServicer(metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def LeaveTable(self, request: verrater.v1.lobby_pb2.LeaveTableRequest, context: _ServicerContext) -> typing.Union[verrater.v1.lobby_pb2.LeaveTableResponse, collections.abc.Awaitable[verrater.v1.lobby_pb2.LeaveTableResponse]]:
-        """Give up a seat before the game starts; a host who leaves hands the table on (or closes it
-        when nobody else is seated).
+        """Give up a seat before the game starts; a host who leaves (also one who sits out) hands the
+        table on to the next person seated, or closes it when no other person is seated (bots do
+        not count).
         """
 
     @abc.abstractmethod
@@ -164,7 +171,10 @@ class LobbyServiceServicer(metaclass=abc.ABCMeta):
 
     @abc.abstractmethod
     def WatchTable(self, request: verrater.v1.lobby_pb2.WatchTableRequest, context: _ServicerContext) -> typing.Union[collections.abc.Iterator[verrater.v1.lobby_pb2.WatchTableResponse], collections.abc.AsyncIterator[verrater.v1.lobby_pb2.WatchTableResponse]]:
-        """The table now and at every change, until its game has started (then the stream ends)."""
+        """The table now and as it stands after each change, until its game has started (then the
+        stream ends). Changes made together come as the last of them: an auto_start table whose
+        last seat fills goes from OPEN to STARTING without a FULL message.
+        """
 
     @abc.abstractmethod
     def ListMyGames(self, request: verrater.v1.lobby_pb2.ListMyGamesRequest, context: _ServicerContext) -> typing.Union[verrater.v1.lobby_pb2.ListMyGamesResponse, collections.abc.Awaitable[verrater.v1.lobby_pb2.ListMyGamesResponse]]:
