@@ -18,3 +18,11 @@ def test_the_guide_lists_every_reason_with_its_status_code() -> None:
     assert listed == {reason.value: code.name for reason, code in STATUS_CODES.items()}
     assert set(listed) == {reason.value for reason in Reason}
     assert all(meaning.strip() for _, _, meaning in rows)
+
+
+def test_the_guide_names_the_lobby_actions_that_share_the_rate_limit() -> None:
+    from services.bootstrap import LOBBY_ACTIONS
+
+    (row,) = [line for line in GUIDE.read_text().splitlines() if line.startswith("| lobby actions")]
+    named = set(re.findall(r"`([A-Za-z]+)`", row.split("(reads")[0]))
+    assert named == set(LOBBY_ACTIONS)
