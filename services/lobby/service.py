@@ -175,41 +175,37 @@ class LobbyApplication:
         self._rates.check(_SIGN_INS_PER_PLAYER, player_id)
         stored = await self.store.credential_digest(player_id)
         player = await self.store.player(player_id) if stored is not None else None
-        if not credentials.matches(credential, stored) or player is None:
+        # `matches` first: it takes as long for an unknown player as for a wrong credential.
+        if not credentials.matches(credential, stored) or stored is None or player is None:
             raise ServiceError(
                 Reason.CREDENTIAL_INVALID,
                 "no player with this id and credential: check both, or register anew",
             )
-        assert stored is not None
         return SignedIn(player, self._player_token(player_id, stored))
 
     async def rotate_credential(self, identity: Identity) -> SignedIn:
         """A new credential for the caller; the old one stops working at once, and so does
         every token issued under it, for this and for RefreshToken."""
-        player = await self.player(identity)
-        await self._current_credential(identity)
+        player, _ = await self._account(identity)
         credential = credentials.new_credential()
         digest = credentials.digest(credential)
         await self.store.replace_credential(player.player_id, digest)
         return SignedIn(player, self._player_token(player.player_id, digest), credential)
 
-    async def _current_credential(self, identity: Identity) -> str:
-        """The stored digest of the caller's credential; CREDENTIAL_INVALID when their token
-        was issued under one rotated away since (a lost phone's tokens end here)."""
+    async def _account(self, identity: Identity) -> tuple[Player, str]:
+        """The caller's player and the stored digest of their credential; CREDENTIAL_INVALID
+        when their token was issued under one rotated away since (a lost phone's tokens end
+        here)."""
+        player = await self.player(identity)
         stored = await self.store.credential_digest(identity.subject)
-        if stored is None:
-            raise ServiceError(
-                Reason.PLAYER_NOT_FOUND,
-                "the token names no player this lobby knows: register again",
-            )
         tag = identity.credential_tag
-        if tag is not None and tag != credentials.tag(stored):
+        if stored is None or (tag is not None and tag != credentials.tag(stored)):
             raise ServiceError(
                 Reason.CREDENTIAL_INVALID,
                 "this token was issued under a credential that has since been rotated: sign in "
                 "with the current credential",
             )
-        return stored
+        return player, stored
 
     def _player_token(self, player_id: str, stored: str) -> IssuedToken:
         return self._token(player_id, credential_tag=credentials.tag(stored))
@@ -226,8 +222,7 @@ class LobbyApplication:
     async def refresh(self, identity: Identity) -> SignedIn:
         """A fresh player token, under the credential the caller's token was issued under while
         it is still the current one."""
-        player = await self.player(identity)
-        stored = await self._current_credential(identity)
+        player, stored = await self._account(identity)
         return SignedIn(player, self._player_token(player.player_id, stored))
 
     # --- tables -------------------------------------------------------------------------
