@@ -273,7 +273,7 @@ def _sweeper(
             notifier.timer_running_out(player_id, game_id, seat, version, deadline_ms)
         last = game.last_decision(game_id)
         if last is not None and last.turn_timer_expired:  # no look comes before a warning
-            notifier.announce(game_id, state, last, deadline_ms=deadline_ms)
+            look(game_id, state, deadline_ms)
 
     def look(game_id: str, state: GameState, deadline: int | None = None) -> None:
         if state.phase is Phase.GAME_OVER:
