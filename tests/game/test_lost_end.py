@@ -32,6 +32,17 @@ RESEND_S = 0.3
 PEOPLE = ("pa", "pb", "pc")
 
 
+def served(redis_url: str, resend_s: float) -> Config:
+    """The surviving replica: a game service as `verrater serve` starts it, on `redis_url`."""
+    return Config(
+        bind="127.0.0.1:0",
+        token_secret=SECRET,
+        redis_url=redis_url,
+        bots="inprocess",
+        bot_resend_seconds=resend_s,
+    )
+
+
 async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: float = 20) -> None:
     deadline = time.monotonic() + timeout
     while not await check():
@@ -60,14 +71,7 @@ async def test_an_end_never_announced_reaches_the_stats_and_the_players(
 
     stats = RedisStats.from_url(fresh_redis_url)
     notifications = RedisNotifications.from_url(fresh_redis_url)
-    config = Config(
-        bind="127.0.0.1:0",
-        token_secret=SECRET,
-        redis_url=fresh_redis_url,
-        bots="inprocess",
-        bot_resend_seconds=RESEND_S,
-    )
-    backend = await start_backend(config, frozenset({"game"}))
+    backend = await start_backend(served(fresh_redis_url, RESEND_S), frozenset({"game"}))
     try:
 
         async def recorded() -> bool:
@@ -123,14 +127,9 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
         return time.time() + ahead_s[0]
 
     notifications = RedisNotifications.from_url(fresh_redis_url)
-    config = Config(
-        bind="127.0.0.1:0",
-        token_secret=SECRET,
-        redis_url=fresh_redis_url,
-        bots="inprocess",
-        bot_resend_seconds=resend_s,
+    backend = await start_backend(
+        served(fresh_redis_url, resend_s), frozenset({"game"}), clock=clock
     )
-    backend = await start_backend(config, frozenset({"game"}), clock=clock)
     store = RedisEventStore.from_url(fresh_redis_url)
     timers = RedisTurnTimers.from_url(fresh_redis_url)
     try:
