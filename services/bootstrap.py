@@ -431,6 +431,7 @@ async def start_backend(
         backend.game = GameApplication(
             store, announce=announce, timers=timers, clock=clock, bot_recheck_ms=recheck_ms
         )
+        backend.closers.append(backend.game.close)
         if scheduler is not None:
             sweeper = _sweeper(
                 timers,

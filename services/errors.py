@@ -120,6 +120,14 @@ class Reason(StrEnum):
 
     # UNAVAILABLE: a part of the platform cannot be reached; the same request may succeed later.
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+    """The store cannot be reached now. A command that met it may or may not have been applied:
+    retry it with the same command id (applied once, whatever happened)."""
+    REPLICATION_UNCONFIRMED = "REPLICATION_UNCONFIRMED"
+    """The game's latest events (a command's own, or those it would build on) are written but
+    not yet confirmed on the store's replicas, so a failover may still take them back: read
+    the game again before acting. The game waits until they are confirmed (then it goes on by
+    itself) or lost; a retry with the same command id answers OK once they are confirmed, and
+    applies the command anew if they were lost."""
     GAME_SERVICE_UNAVAILABLE = "GAME_SERVICE_UNAVAILABLE"
     BUSY = "BUSY"
     """Too much contention on one game or table right now."""

@@ -9,6 +9,7 @@ from .base import (
     GENESIS_HASH,
     EventStore,
     EventStoreError,
+    ReplicationUnconfirmed,
     StoreClosed,
     StoredEvent,
     StoreUnavailable,
@@ -25,6 +26,7 @@ from .redis.urls import (
     is_cluster_url,
     redis_client,
 )
+from .redis.wire import slots_by_primary
 
 __all__ = [
     "GENESIS_HASH",
@@ -34,6 +36,7 @@ __all__ = [
     "EventStoreError",
     "InMemoryEventStore",
     "RedisEventStore",
+    "ReplicationUnconfirmed",
     "StoreClosed",
     "StoreUnavailable",
     "StoredEvent",
@@ -42,6 +45,7 @@ __all__ = [
     "is_cluster_url",
     "open_store",
     "redis_client",
+    "slots_by_primary",
     "verify_chain",
 ]
 

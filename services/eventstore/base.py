@@ -120,6 +120,35 @@ class StoreUnavailable(EventStoreError):
     """
 
 
+class ReplicationUnconfirmed(StoreUnavailable):
+    """Events are on the game's Redis master but fewer replicas than configured confirmed them
+    in time (``WAIT``): they may or may not survive a failover of that master.
+
+    Raised by an append whose events were written but not confirmed (``written``), and by
+    :meth:`EventStore.confirm` when the game's last events cannot be confirmed yet (the shard
+    has lost its replica, or it lags). Nothing may be acknowledged or built on events that are
+    not confirmed; the caller reads the game again later, once they are (or once a failover
+    took them back). ``version`` is the version that could not be confirmed (0: unknown).
+    """
+
+    def __init__(
+        self, game_id: str, version: int, acknowledged: int, wanted: int, *, written: bool
+    ) -> None:
+        super().__init__(game_id, version, acknowledged, wanted, written)
+        self.game_id = game_id
+        self.version = version
+        self.acknowledged = acknowledged
+        self.wanted = wanted
+        self.written = written
+
+    def __str__(self) -> str:
+        what = "append to" if self.written else "last events of"
+        return (
+            f"{what} game {self.game_id!r} (version {self.version}) reached {self.acknowledged} "
+            f"of {self.wanted} replicas in time: it may or may not survive a failover"
+        )
+
+
 class StoreClosed(EventStoreError):
     """The store was closed: raised by calls made after :meth:`EventStore.close` and by live
     subscriptions that were still open when it closed. Not retryable on this store object."""
@@ -198,6 +227,20 @@ class EventStore(abc.ABC):
         stops iterating (``aclose()`` of the generator, or breaking out of ``async for``), which
         releases everything it held, or raises :class:`StoreClosed` when the store closes.
         """
+
+    @abc.abstractmethod
+    async def confirm(self, game_id: str) -> None:
+        """Make sure every event the game's log holds now is on as many replicas as appends
+        wait for: raises :class:`ReplicationUnconfirmed` when that cannot be confirmed in time
+        (the events stay; a later call may confirm them). The game service calls it before it
+        builds on, or acknowledges, events it read rather than appended itself. A store
+        without replicas to wait for holds everything it holds durably already: nothing to do.
+        """
+
+    @property
+    def confirms_replication(self) -> bool:
+        """Whether :meth:`confirm` has anything to confirm (appends wait for replicas)."""
+        return False
 
     async def incarnation(self) -> str:
         """What names this run of the backing store: it changes when the store restarts (and may

@@ -54,6 +54,11 @@ class InMemoryEventStore(EventStore):
                 waiter.set_result(None)
         return events
 
+    async def confirm(self, game_id: str) -> None:
+        """See :meth:`EventStore.confirm`: a log in this process has no replicas to wait for."""
+        self._check_open()
+        check_game_id(game_id)
+
     async def read(
         self, game_id: str, after_version: int = 0, limit: int | None = None
     ) -> list[StoredEvent]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -37,6 +38,7 @@ from services.errors import Reason, ServiceError
 from services.eventstore import (
     EventStore,
     EventStoreError,
+    ReplicationUnconfirmed,
     StoredEvent,
     StoreUnavailable,
     VersionConflict,
@@ -55,9 +57,10 @@ from .errors import (
     StaleVersion,
     VersionOutOfRange,
 )
+from .resuming import Resumer
 from .timers import TurnTimers, next_wake, nothing_to_clear, wake_stands
 from .values import Announcement, CommandResult, NewGame, Seen, Update, WatchMode
-from .watching import event_updates, view_updates
+from .watching import catch_up, event_updates, view_updates
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +68,8 @@ logger = logging.getLogger(__name__)
 BOT_COMMAND_PREFIX = "bot:"
 #: How often one command is re-decided after losing an append race before giving up.
 MAX_ATTEMPTS = 8
+#: How soon a game whose last append is not confirmed on its replicas is looked at again.
+UNCONFIRMED_LOOK_MS = 1000
 
 
 def _check_seat(state: GameState, seat: int | None) -> None:
@@ -107,7 +112,12 @@ class GameApplication:
         self._timers = timers
         self._clock = clock
         self._bot_recheck_ms = bot_recheck_ms
+        self._resumer = Resumer(self._cached)
         ACTIVE_GAMES.set_function(self._active_games)
+
+    async def close(self) -> None:
+        """Stop loading again the games whose store failed (services/game/resuming.py)."""
+        await self._resumer.close()
 
     def _active_games(self) -> int:
         return sum(1 for game in self._cache.values() if game.state.phase is not Phase.GAME_OVER)
@@ -117,13 +127,22 @@ class GameApplication:
         """How many games this replica holds in its cache."""
         return len(self._cache)
 
+    @property
+    def waiting_for_store(self) -> int:
+        """Games this replica loads again once their store answers (services/game/resuming)."""
+        return self._resumer.waiting
+
     # --- loading -------------------------------------------------------------------------
 
     async def _cached(self, game_id: str) -> CachedGame:
         game = self._cache.get(game_id)
         if game is None:
             game = CachedGame(initial_state())
-            await self._top_up(game_id, game)
+            try:
+                await self._top_up(game_id, game)
+            except StoreUnavailable:
+                self._resumer.add(game_id)  # announced once its store answers again
+                raise
             if game.state.version == 0:
                 raise GameNotFound(game_id)
             self._cache[game_id] = game
@@ -173,6 +192,11 @@ class GameApplication:
                 raise HistoryChanged(game_id)
             stored = stored[1:]
         if stored:
+            if self.store.confirms_replication:
+                # Another replica appended these, or an append of ours whose replication was
+                # not confirmed: nothing is built on, shown or acknowledged before they are on
+                # the replicas appends wait for (ReplicationUnconfirmed leaves the cache as is).
+                await self.store.confirm(game_id)
             records = [decode_record(item.payload) for item in stored]
             state = game.state
             for record in records:
@@ -375,12 +399,17 @@ class GameApplication:
         try:
             with APPEND_SECONDS.time():
                 stored = await self.store.append(game_id, current, payloads)
-        except StoreUnavailable:
+        except StoreUnavailable as error:
             # The append may have landed all the same (its reply was lost, or no replica
             # confirmed it in time): forget the game, so that whoever uses it next reads it
-            # from the store and, if it did land, announces its state again (bot turns, timer,
-            # notifications: repeats are harmless). Else nobody would announce the next turn.
+            # from the store and, once what landed is confirmed, announces its state again
+            # (bot turns, timer, notifications: repeats are harmless). Else nobody would
+            # announce the next turn. Landed but unconfirmed: the game waits for its replicas,
+            # and is looked at again soon, so that it goes on by itself once they confirm it.
             self._forget(game_id, game)
+            self._resumer.add(game_id)
+            if isinstance(error, ReplicationUnconfirmed):
+                await self._look_soon(game_id, current)
             raise
         except VersionConflict as conflict:
             if conflict.actual <= current:
@@ -402,6 +431,16 @@ class GameApplication:
         )
         self._retire_if_finished(game_id, game)
         return CommandResult(current + 1, tuple(events), before, state, False, records[0])
+
+    async def _look_soon(self, game_id: str, version: int) -> None:
+        """Have the game looked at again `UNCONFIRMED_LOOK_MS` from now (as of `version`): a
+        look reads it, confirms what it holds and announces the state it finds."""
+        if self._timers is None:
+            return
+        try:
+            await self._timers.set(game_id, version, self._now_ms() + UNCONFIRMED_LOOK_MS)
+        except StoreUnavailable as error:  # the cold load of any later use does it as well
+            logger.warning("game %s: could not set its look after %s", game_id, error)
 
     def _drop(self, game_id: str, game: CachedGame, stored_version: int) -> None:
         """Forget a cached game the store no longer agrees with; its watchers are told to
@@ -425,23 +464,32 @@ class GameApplication:
         game.feed_error = HistoryChanged(game_id)
         game.notify()
 
-    async def check_history(self) -> int:
-        """Compare every cached game with the store and drop those the store holds less of, or
-        another history of (after a restart of the store: it may have been restored from an
-        older copy, or have lost its last second of writes); how many were dropped."""
+    async def check_history(self, only: set[str] | None = None) -> tuple[int, set[str]]:
+        """Compare the cached games (`only` those, when given) with the store and drop those
+        the store holds less of, or another history of (after a restart or failover of the
+        store: it may have been restored from an older copy, or have lost its last writes).
+        How many were dropped, and the games that could not be compared (their part of the
+        store away: a Redis Cluster master failing over), for the caller to compare later."""
         dropped = 0
+        unchecked: set[str] = set()
         for game_id, game in list(self._cache.items()):
+            if only is not None and game_id not in only:
+                continue
             async with game.lock:
                 if game.dropped:
                     continue
                 # The store's event at our version: missing, or another, and ours is gone
                 # (the store may have gone on past it since, on another history).
                 known = game.state.version
-                held = await self.store.read(game_id, after_version=known - 1, limit=1)
+                try:
+                    held = await self.store.read(game_id, after_version=known - 1, limit=1)
+                except StoreUnavailable:
+                    unchecked.add(game_id)
+                    continue
                 if not held or held[0].hash != game.head_hash:
                     self._drop(game_id, game, held[0].version if held else 0)
                     dropped += 1
-        return dropped
+        return dropped, unchecked
 
     # --- reading ---------------------------------------------------------------------------
 
@@ -526,12 +574,10 @@ class GameApplication:
                 self.store.subscribe(game_id, game.state.version)
             ) as stream:
                 async for stored in stream:
-                    if stored.version <= game.state.version:
-                        continue
-                    async with game.lock:
-                        # The echo of an append still being applied here beat its reply.
-                        if stored.version > game.state.version:
-                            await self._top_up(game_id, game)
+                    if stored.version > game.state.version:
+                        await catch_up(
+                            game, stored.version, functools.partial(self._top_up, game_id)
+                        )
         except EventStoreError as error:
             logger.warning("following game %s stopped: %s", game_id, error)
             game.feed_error = error

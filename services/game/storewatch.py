@@ -2,10 +2,14 @@
 
 A probe every `interval_s` asks the store for its incarnation (services/eventstore): failing (or
 slower than `timeout_s`), the replica reports NOT_SERVING on its health service, so load
-balancers and probes send calls elsewhere, and SERVING again once the store answers. A new
-incarnation means the store restarted and may hold less than before (restored from an older
-copy, or the last second of writes lost): every cached game is then compared with the store,
-and those it holds less of are dropped and read again (`GameApplication.check_history`).
+balancers and probes send calls elsewhere, and SERVING again once the store answers. On a Redis
+Cluster that is when no master answers: with one master away the replica still serves the
+games of the others (that master's games answer UNAVAILABLE), as every replica is in the same
+place and taking them all out of service would stop every game. A new incarnation means the
+store restarted (or a master failed over) and may hold less than before (restored from an
+older copy, or the last writes lost): every cached game is then compared with the store, and
+those it holds less of are dropped and read again (`GameApplication.check_history`); games it
+could not compare then (their master away) are compared at the following probes.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ class StoreWatch:
         self._timeout_s = timeout_s
         self._serving = True
         self._incarnation: str | None = None
+        # Cached games a restart or failover left uncompared (their part of the store away).
+        self._unchecked: set[str] = set()
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -66,12 +72,14 @@ class StoreWatch:
                 await self._on_serving(False)
             return False
         if self._incarnation is not None and incarnation != self._incarnation:
-            try:
-                dropped = await self._game.check_history()
-            except StoreUnavailable as error:
-                log.warning("could not compare the cache with the restarted store: %r", error)
-                return False  # the same incarnation is compared again at the next probe
+            dropped, self._unchecked = await self._game.check_history()
             log.warning("the event store restarted: %d cached games were ahead of it", dropped)
+        elif self._unchecked:
+            dropped, self._unchecked = await self._game.check_history(self._unchecked)
+            if dropped:
+                log.warning("%d more cached games were ahead of the store", dropped)
+        if self._unchecked:
+            log.info("%d cached games not compared with the store yet", len(self._unchecked))
         self._incarnation = incarnation
         if not self._serving:
             log.warning("the event store answers again: SERVING")

@@ -7,13 +7,46 @@ batch and what its mode sends, never a connection, a read or a decode.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from services.engine import Phase, fold, to_act, view
+from services.eventstore import StoreUnavailable
 
 from .cache import CachedGame, watched_update
 from .clock import deadline_ms
+from .errors import HistoryChanged
 from .values import Update, WatchMode
+
+log = logging.getLogger(__name__)
+
+#: How long a watched game's follower waits before reading the store again after it could
+#: not (doubling up to the second figure).
+CATCH_UP_FIRST_DELAY_S = 0.05
+CATCH_UP_MAX_DELAY_S = 1.0
+
+
+async def catch_up(
+    game: CachedGame, version: int, top_up: Callable[[CachedGame], Awaitable[None]]
+) -> None:
+    """Top the watched `game` up (`top_up`) to at least `version`, which the store's tail
+    showed. While the store cannot be read, or what it holds is not yet confirmed on its
+    replicas, the game pauses here (its watchers wait) and tries again, up to a second apart;
+    a history the store changed ends the follower (HistoryChanged: its watchers reconnect)."""
+    delay = CATCH_UP_FIRST_DELAY_S
+    while True:
+        try:
+            async with game.lock:
+                # The echo of an append still being applied here beat its reply.
+                if version > game.state.version:
+                    await top_up(game)
+            return
+        except HistoryChanged:
+            raise
+        except StoreUnavailable as error:
+            log.info("catching up a watched game after %s, in %.2fs", error, delay)
+            await asyncio.sleep(delay)
+            delay = min(2 * delay, CATCH_UP_MAX_DELAY_S)
 
 
 async def event_updates(

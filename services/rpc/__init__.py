@@ -22,7 +22,16 @@ from .interceptor import (
 )
 from .limits import RateLimit, RateLimiter, StreamQuota
 from .peers import TrustedProxies, peer_address
-from .status import DOMAIN, STATUS_CODES, Refusal, classified, refusal, relayed, status_code
+from .status import (
+    DOMAIN,
+    STATUS_CODES,
+    Refusal,
+    classified,
+    refusal,
+    refusal_of,
+    relayed,
+    status_code,
+)
 from .tokens import (
     DEFAULT_TOKEN_TTL_SECONDS,
     DEVELOPMENT_SECRET,
@@ -69,6 +78,7 @@ __all__ = [
     "is_valid_id",
     "peer_address",
     "refusal",
+    "refusal_of",
     "relayed",
     "send_headers",
     "status_code",

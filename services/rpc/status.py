@@ -25,7 +25,7 @@ from services.api.verrater.v1 import errors_pb2
 from services.codec import MalformedCommand, MalformedMessage, violation_to_proto
 from services.engine import RuleViolation, ViolationCode
 from services.errors import Reason, ServiceError
-from services.eventstore import StoreUnavailable
+from services.eventstore import ReplicationUnconfirmed, StoreUnavailable
 
 log = logging.getLogger("verrater.rpc")
 
@@ -79,6 +79,7 @@ STATUS_CODES: dict[Reason, grpc.StatusCode] = {
     Reason.SLOW_READER: _C.RESOURCE_EXHAUSTED,
     Reason.TOO_MANY_STREAMS: _C.RESOURCE_EXHAUSTED,
     Reason.STORE_UNAVAILABLE: _C.UNAVAILABLE,
+    Reason.REPLICATION_UNCONFIRMED: _C.UNAVAILABLE,
     Reason.GAME_SERVICE_UNAVAILABLE: _C.UNAVAILABLE,
     Reason.BUSY: _C.UNAVAILABLE,
     Reason.INTERNAL: _C.INTERNAL,
@@ -162,6 +163,23 @@ def classified(error: BaseException) -> Refusal | None:
             return _refused(
                 Reason.MALFORMED_REQUEST, "the request bytes are not this method's request message"
             )
+        case ReplicationUnconfirmed(written=True):
+            return _refused(
+                Reason.REPLICATION_UNCONFIRMED,
+                f"the command was written as version {error.version} of game {error.game_id}, "
+                f"but {error.acknowledged} of the {error.wanted} replicas it must reach "
+                "confirmed it in time: a failover may still take it back. Read the game again "
+                "before acting; retrying the same command id is safe",
+                game_id=error.game_id,
+                version=str(error.version),
+            )
+        case ReplicationUnconfirmed():
+            return _refused(
+                Reason.REPLICATION_UNCONFIRMED,
+                f"the latest events of game {error.game_id} are written but not yet confirmed "
+                "on the store's replicas: the game waits for them. Read it again shortly",
+                game_id=error.game_id,
+            )
         case StoreUnavailable():
             return _refused(Reason.STORE_UNAVAILABLE, "the event store is unavailable; retry")
         case _:
@@ -183,18 +201,27 @@ def internal(error: BaseException) -> Refusal:
     )
 
 
-def relayed(error: grpc.aio.AioRpcError, unavailable: Reason) -> ServiceError:
-    """Another service's refusal, passed on to our caller with its own reason (a service that
-    calls the game service on a player's behalf refuses what the game service refused).
-    Without a reason from the other side, the call failed in transit: `unavailable`."""
+def refusal_of(error: grpc.aio.AioRpcError) -> tuple[Reason, dict[str, str]] | None:
+    """The reason (and ErrorInfo metadata) a service of ours gave for refusing a call; None
+    when the call carries none: it failed in transit, or the service is not ours."""
     # An AioRpcError carries what rpc_status reads off a call: code, details, trailers.
     status = rpc_status.from_call(cast(grpc.Call, error))
     for detail in status.details if status is not None else ():
         info = error_details_pb2.ErrorInfo()
         if detail.Is(info.DESCRIPTOR) and detail.Unpack(info) and info.domain == DOMAIN:
             try:
-                reason = Reason(info.reason)
+                return Reason(info.reason), dict(info.metadata)
             except ValueError:
-                break
-            return ServiceError(reason, error.details() or reason.value, **dict(info.metadata))
+                return None
+    return None
+
+
+def relayed(error: grpc.aio.AioRpcError, unavailable: Reason) -> ServiceError:
+    """Another service's refusal, passed on to our caller with its own reason (a service that
+    calls the game service on a player's behalf refuses what the game service refused).
+    Without a reason from the other side, the call failed in transit: `unavailable`."""
+    refused = refusal_of(error)
+    if refused is not None:
+        reason, metadata = refused
+        return ServiceError(reason, error.details() or reason.value, **metadata)
     return ServiceError(unavailable, f"the service behind this one failed: {error.details()}")

@@ -27,7 +27,9 @@ from typing import Any, TypeVar
 from redis.exceptions import (
     AskError,
     ClusterDownError,
+    MasterDownError,
     NoScriptError,
+    ReadOnlyError,
     RedisClusterException,
     ResponseError,
     TryAgainError,
@@ -39,6 +41,7 @@ from ..base import (
     GENESIS_HASH,
     EventStore,
     EventStoreError,
+    ReplicationUnconfirmed,
     StoreClosed,
     StoredEvent,
     StoreUnavailable,
@@ -50,6 +53,7 @@ from ..base import (
 )
 from .entries import events_from_entries
 from .hub import RECONNECT_FIRST_DELAY, RECONNECT_MAX_DELAY, StreamHub, Subscriber
+from .urls import NoReplicasError
 from .wire import Arg, Reply, open_wire
 
 logger = logging.getLogger(__name__)
@@ -61,6 +65,17 @@ APPEND_SCRIPT = resources.files(__package__).joinpath("append.lua").read_bytes()
 at its top."""
 
 _APPEND_SHA = hashlib.sha1(APPEND_SCRIPT).hexdigest()
+
+# KEYS[1]: a game's stream, KEYS[2]: a scratch key of its slot. A write that leaves nothing
+# behind, so that a WAIT after it on the same connection covers every write the game's master
+# made before it; replies the stream's last version.
+_CONFIRM_SCRIPT = """
+redis.call('SET', KEYS[2], '1')
+redis.call('DEL', KEYS[2])
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+if #last == 0 then return 0 end
+return tonumber(string.match(last[1][1], '^0%-(%d+)$')) or 0
+"""
 
 # KEYS[1]: a game's stream; ARGV[1]: the version it must end at to be deleted.
 _REMOVE_SCRIPT = """
@@ -81,8 +96,18 @@ def _as_store_errors() -> Iterator[None]:
     except (ClusterDownError, TryAgainError, AskError, RedisClusterException) as exc:
         # A cluster between a master's death and its replica's promotion, or resharding.
         raise StoreUnavailable(f"redis cluster unavailable: {exc!r}") from exc
+    except NoReplicasError as exc:
+        raise NoReplicas(f"redis refused the write: {exc}") from exc
+    except (MasterDownError, ReadOnlyError) as exc:
+        # A replica whose master is away, or a node that is no longer a master.
+        raise StoreUnavailable(f"redis refused the command for now: {exc}") from exc
     except ResponseError as exc:
         raise EventStoreError(f"redis refused the command: {exc}") from exc
+
+
+class NoReplicas(StoreUnavailable):
+    """A master refused a write because fewer replicas than ``min-replicas-to-write`` are in
+    sync with it: nothing was written (docs/OPERATING.md, "Redis Cluster")."""
 
 
 def _text(value: bytes | str) -> str:
@@ -99,9 +124,11 @@ class RedisEventStore(EventStore):
 
     With ``wait_replicas`` above zero an append is acknowledged only once that many replicas
     have it (``WAIT wait_replicas wait_timeout_ms`` on the append's connection); short of that
-    it fails with :class:`StoreUnavailable`: the events are on the master and may or may not
-    survive its failure, and the caller re-reads to learn which (a retried command with the
-    same command id is answered, not applied twice).
+    it fails with :class:`ReplicationUnconfirmed`: the events are on the master and may or may
+    not survive its failure. Nothing may build on them until :meth:`confirm` confirms them (a
+    retried command with the same command id is answered, not applied twice, once they are).
+    A master that refuses the write for want of replicas (``min-replicas-to-write``) fails it
+    with :class:`NoReplicas`, a :class:`StoreUnavailable`: nothing was written.
 
     The live reader blocks up to ``block_ms`` per ``XREAD`` and starts them at most every
     ``tail_interval_ms`` (or 50 µs per watched game, when that is longer) while events keep
@@ -181,14 +208,14 @@ class RedisEventStore(EventStore):
         status = _text(reply[0])
         if status == "ok":
             self.remember_head(game_id, events[-1].version, events[-1].hash)
-            self._check_replicated(game_id, acknowledged)
+            self._check_replicated(game_id, events[-1].version, acknowledged)
             return events
         actual, head_hash = int(reply[1]), _text(reply[2])
         if retried and (actual, head_hash) == (events[-1].version, events[-1].hash):
             # The first attempt ran but its reply was lost: the head is exactly our batch chained
             # onto the version we expected, which the hash chain makes unambiguous.
             self.remember_head(game_id, actual, head_hash)
-            self._check_replicated(game_id, acknowledged)
+            self._check_replicated(game_id, actual, acknowledged)
             return events
         if status == "conflict":
             # The script read this head atomically: the caller's retry will hit the cache.
@@ -199,12 +226,46 @@ class RedisEventStore(EventStore):
             self._heads.pop(game_id, None)
         raise VersionConflict(game_id, expected_version, actual)
 
-    def _check_replicated(self, game_id: str, acknowledged: int) -> None:
+    def _check_replicated(self, game_id: str, version: int, acknowledged: int) -> None:
         if acknowledged < self.wait_replicas:
-            raise StoreUnavailable(
-                f"append to game {game_id} reached {acknowledged} of {self.wait_replicas} "
-                f"replicas within {self.wait_timeout_ms} ms: it may or may not survive a "
-                "failover; read the game again"
+            raise ReplicationUnconfirmed(
+                game_id, version, acknowledged, self.wait_replicas, written=True
+            )
+
+    @property
+    def confirms_replication(self) -> bool:
+        """See :attr:`EventStore.confirms_replication`: when appends wait for replicas."""
+        return self.wait_replicas > 0
+
+    def confirm_key(self, game_id: str) -> str:
+        """The scratch key :meth:`confirm` writes (and deletes at once) in the game's slot."""
+        return f"{self.key_prefix}:{{{game_id}}}:confirm"
+
+    async def confirm(self, game_id: str) -> None:
+        """See :meth:`EventStore.confirm`: a write that leaves nothing behind in the game's
+        slot, then ``WAIT wait_replicas wait_timeout_ms`` on the same connection. WAIT covers
+        every earlier write of the master, whoever made it, because a master's replicas apply
+        its writes in the order it made them. A master that refuses writes for want of replicas
+        (``min-replicas-to-write``: ``NOREPLICAS``) confirms nothing either."""
+        self._check_open()
+        check_game_id(game_id)
+        if self.wait_replicas <= 0:
+            return
+        keys = (self.stream_key(game_id), self.confirm_key(game_id))
+        try:
+            (version, acknowledged), _ = await self._execute(
+                lambda: self._wire.call_then_wait(
+                    ("EVAL", _CONFIRM_SCRIPT, 2, *keys), self.wait_replicas, self.wait_timeout_ms
+                ),
+                timeout=self.command_timeout + self.wait_timeout_ms / 1000,
+            )
+        except NoReplicas as error:
+            raise ReplicationUnconfirmed(
+                game_id, 0, 0, self.wait_replicas, written=False
+            ) from error
+        if int(acknowledged) < self.wait_replicas:
+            raise ReplicationUnconfirmed(
+                game_id, int(version), int(acknowledged), self.wait_replicas, written=False
             )
 
     async def _run_append_script(self, key: str, args: list[Arg]) -> tuple[Reply, int]:
@@ -280,7 +341,8 @@ class RedisEventStore(EventStore):
         return event.version, event.hash
 
     async def incarnation(self) -> str:
-        """See :meth:`EventStore.incarnation`: the server's ``run_id`` (new at every start)."""
+        """See :meth:`EventStore.incarnation`: the server's ``run_id`` (new at every start); on
+        a cluster, those of the masters that answer (unavailable only when none does)."""
         self._check_open()
         run_ids, _ = await self._execute(self._wire.run_ids)
         return ",".join(run_ids)

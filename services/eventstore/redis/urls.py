@@ -11,7 +11,14 @@ from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import ClusterDownError, RedisClusterException, TryAgainError
+from redis.exceptions import (
+    ClusterDownError,
+    MasterDownError,
+    ReadOnlyError,
+    RedisClusterException,
+    ResponseError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
@@ -23,6 +30,12 @@ AnyRedis = Redis | RedisCluster
 send (single-key, or several keys of one hash tag) work the same on both."""
 
 
+class NoReplicasError(ResponseError):
+    """``NOREPLICAS``: a master refused a write because fewer replicas than its
+    ``min-replicas-to-write`` are in sync with it (nothing was written). redis-py raises it for
+    that reply once :mod:`.wire` has registered it (redis-py itself has no class for it)."""
+
+
 TRANSIENT_REDIS_ERRORS: tuple[type[Exception], ...] = (
     RedisConnectionError,
     RedisTimeoutError,
@@ -30,10 +43,14 @@ TRANSIENT_REDIS_ERRORS: tuple[type[Exception], ...] = (
     TryAgainError,
     RedisClusterException,
     TimeoutError,
+    NoReplicasError,
+    MasterDownError,
+    ReadOnlyError,
 )
 """What to answer ``UNAVAILABLE`` (retry later) for: a server away, or a cluster failing over
-(between a master's death and its replica's promotion) or without a node for a slot; and a
-call that ran out of time."""
+(between a master's death and its replica's promotion) or without a node for a slot; a master
+without the replicas it needs to take writes, a replica whose master is away, a node that is
+no longer a master; and a call that ran out of time."""
 
 
 def is_cluster_url(url: str) -> bool:

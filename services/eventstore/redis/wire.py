@@ -23,9 +23,14 @@ and not in production. pyproject.toml pins the redis-py versions it is known to 
   ``disconnect(nowait=True)``.
 - ``redis.asyncio.retry.Retry`` and ``redis.backoff.NoBackoff``, to switch redis-py's retries off.
 - ``hiredis.pack_command``.
+- ``redis._parsers.base.BaseParser.EXCEPTION_CLASSES``, the table from an error reply's first
+  word to the exception redis-py raises: ``NOREPLICAS`` is added to it (as
+  :class:`~.urls.NoReplicasError`), so that every client of ours, the store's own connections
+  and redis-py's clients alike, tells a master without its replicas from a refused command.
 - On a Redis Cluster (:class:`ClusterWire`): ``redis.asyncio.cluster.RedisCluster``'s
   ``get_node_from_key`` and ``get_primaries`` (public) and ``nodes_manager.initialize()``, which
-  reads the slot map again after a ``MOVED`` reply or a failover.
+  reads the slot map again after a ``MOVED`` reply or a failover; and, for
+  :func:`slots_by_primary`, ``nodes_manager.slots_cache`` (slot -> its nodes, primary first).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from typing import Any, Protocol, cast
 from urllib.parse import urlsplit, urlunsplit
 
 import hiredis
+from redis._parsers.base import BaseParser
 from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
@@ -47,7 +53,9 @@ from redis.exceptions import AskError, ClusterDownError, MovedError, TryAgainErr
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from .urls import is_cluster_url, plain_url
+from .urls import NoReplicasError, is_cluster_url, plain_url
+
+BaseParser.EXCEPTION_CLASSES.setdefault("NOREPLICAS", NoReplicasError)
 
 Arg = bytes | str | int
 """A command's name or argument, as hiredis packs it (``str`` as UTF-8)."""
@@ -242,6 +250,11 @@ class Wire:
 
 
 _KEYLESS = {b"INFO", b"CLIENT", b"SCRIPT", b"PING", b"WAIT"}
+#: The longest a cluster node may take to answer a read of the slot map.
+MAP_TIMEOUT_S = 2.0
+#: The longest a master may take to tell its run id to the health probe (and a refresh of the
+#: map after one did not: the two within the probe's own timeout).
+_RUN_ID_TIMEOUT_S = 0.75
 
 
 def _key_of(args: tuple[Arg, ...]) -> Arg | None:
@@ -272,9 +285,15 @@ class ClusterWire:
         self._url = plain_url(url)
         self._client_name = client_name
         self._max_connections = max_connections
-        # No socket timeout (see _options): the store times its calls itself.
+        # The public client reads the slot map (and serves operators' scans): with timeouts, so
+        # that a paused node (its port open, nothing answering) cannot hold up a refresh of
+        # the map while the cluster promotes its replica. The store's own connections have none
+        # (see _options): the store times its calls itself.
         self.redis: RedisCluster = RedisCluster.from_url(
-            self._url, client_name=client_name, socket_timeout=None
+            self._url,
+            client_name=client_name,
+            socket_timeout=MAP_TIMEOUT_S,
+            socket_connect_timeout=MAP_TIMEOUT_S,
         )
         self._nodes: dict[str, _Connections] = {}
         self._readers: dict[str, ReaderConnection] = {}
@@ -346,20 +365,31 @@ class ClusterWire:
         return reply, int(acknowledged)
 
     async def run_ids(self) -> list[str]:
-        """The run id of every master: a failover or a restart anywhere changes the list."""
+        """The run id of every master that answers within ``_RUN_ID_TIMEOUT_S``, all asked at
+        once: a failover or a restart anywhere changes the list, and so does a master that
+        stops answering. Raises the first master's error only when none answers: a cluster
+        with one master away still serves the games of the others."""
         await self._ensure_map()
-        ids = []
-        try:
-            for node in self.redis.get_primaries():
-                address = f"{node.host}:{node.port}"
-                ids.append(_run_id(await self._connections_at(address).call((b"INFO", b"server"))))
-        except (RedisConnectionError, RedisTimeoutError):
+        nodes = self.redis.get_primaries()
+        answers = await asyncio.gather(
+            *(self._run_id_of(f"{node.host}:{node.port}") for node in nodes),
+            return_exceptions=True,
+        )
+        ids = [answer for answer in answers if isinstance(answer, str)]
+        if len(ids) < len(answers):
             # A master went away: the next probe asks the masters the map then names (after a
             # failover, the promoted replica).
             with contextlib.suppress(Exception):
-                await self.refresh()
-            raise
+                async with asyncio.timeout(_RUN_ID_TIMEOUT_S):
+                    await self.refresh()
+        if not ids:
+            failure = next(a for a in answers if isinstance(a, BaseException))
+            raise failure
         return sorted(ids)
+
+    async def _run_id_of(self, address: str) -> str:
+        async with asyncio.timeout(_RUN_ID_TIMEOUT_S):
+            return _run_id(await self._connections_at(address).call((b"INFO", b"server")))
 
     def locate(self, key: bytes) -> tuple[str, int]:
         """The master serving ``key`` and its slot (the map must have been read: a reader only
@@ -395,6 +425,17 @@ class ClusterWire:
             await connections.close()
         self._nodes.clear()
         await self.redis.aclose()
+
+
+def slots_by_primary(cluster: RedisCluster) -> list[tuple[Any, list[int]]]:
+    """Every master of the cluster as the client's slot map names it (a ``ClusterNode``, for
+    ``execute_command(..., target_nodes=node)``), with the slots it serves, in slot order: for
+    work done per master over keys of many slots (the turn timers' sweep)."""
+    by_name: dict[str, tuple[Any, list[int]]] = {}
+    for slot, nodes in sorted(cluster.nodes_manager.slots_cache.items()):
+        if nodes:
+            by_name.setdefault(nodes[0].name, (nodes[0], []))[1].append(slot)
+    return list(by_name.values())
 
 
 class ReaderConnection:
