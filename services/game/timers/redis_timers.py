@@ -1,0 +1,250 @@
+"""Turn timers on Redis, shared by every game replica.
+
+Each game's wake-up sits in a bucket: a sorted set ``<prefix>:{<tag>}:wake`` (game id -> wake
+time in ms) and a hash ``<prefix>:{<tag>}:version`` (game id -> the version that set it), the two
+sharing a hash tag so that one script sets both.
+
+- On a standalone Redis there is one bucket, tag ``timers``.
+- On a Redis Cluster there is a bucket per slot, and a game's is the bucket of its own slot
+  (``bucket_tag``: a tag that hashes to that slot). So a game's wake-up lives on the master that
+  holds its events, moves with them when the slot moves, and no master's failure touches
+  another master's games: the single ``{timers}`` bucket of earlier releases put every game's
+  wake-up, written before each append, on one master, whose pause stopped every game. A
+  sweeper claims per master, over the buckets of the slots that master serves, in one script
+  (``claim.lua``, flagged ``allow-cross-slot-keys``, the buckets named as arguments: a cluster
+  refuses declared keys of several slots; Redis 7.0 or later), and the masters answer each on
+  their own. A sweep costs one call per bucket and what is due, never a call
+  per game. Wake-ups left in the old ``{timers}`` bucket are moved to their games' buckets by
+  the first sweep that can reach it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import hashlib
+import logging
+from collections.abc import AsyncIterator, Sequence
+from importlib import resources
+from typing import Any, cast
+
+from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
+from redis.exceptions import NoScriptError
+
+from services.eventstore import (
+    TRANSIENT_REDIS_ERRORS,
+    AnyRedis,
+    StoreUnavailable,
+    redis_client,
+    slots_by_primary,
+)
+
+from .port import Due, TurnTimers
+
+log = logging.getLogger("verrater.game.timers")
+
+SLOTS = 16384
+#: The bucket of every game on a standalone Redis (and of every game on a cluster, before this
+#: release: see the module docstring).
+STANDALONE_TAG = "timers"
+#: Buckets named in one claim script: about a millisecond of one master's time.
+BUCKETS_PER_CALL = 1024
+#: The longest one call to one master may take (a paused master must not hold up a sweep).
+CALL_TIMEOUT_S = 2.0
+#: Entries moved from the old single bucket per step of its migration.
+MIGRATE_BATCH = 500
+
+_SET = resources.files(__package__).joinpath("set.lua").read_text()
+_CLAIM = resources.files(__package__).joinpath("claim.lua").read_text()
+#: The claim over buckets of many slots of one master.
+_CLAIM_ACROSS_SLOTS = "#!lua flags=allow-cross-slot-keys\n" + _CLAIM
+_SHA = {
+    script: hashlib.sha1(script.encode()).hexdigest()
+    for script in (_SET, _CLAIM, _CLAIM_ACROSS_SLOTS)
+}
+
+
+@functools.cache
+def _tags() -> tuple[str, ...]:
+    """For each slot, the first of ``t0``, ``t1``, ... that hashes to it (the same in every
+    process: the table is computed, about 0.1 s once per process, never stored)."""
+    tags: list[str | None] = [None] * SLOTS
+    missing, number = SLOTS, 0
+    while missing:
+        tag = f"t{number}"
+        slot = key_slot(tag.encode())
+        if tags[slot] is None:
+            tags[slot] = tag
+            missing -= 1
+        number += 1
+    return tuple(tag for tag in tags if tag is not None)
+
+
+def bucket_tag(slot: int) -> str:
+    """The hash tag of the timer bucket of cluster slot ``slot``: a string in that slot."""
+    return _tags()[slot]
+
+
+def game_slot(game_id: str) -> int:
+    """The cluster slot of every key of the game (they share the hash tag ``{<game id>}``)."""
+    return int(key_slot(f"{{{game_id}}}".encode()))
+
+
+@contextlib.asynccontextmanager
+async def _as_store_errors() -> AsyncIterator[None]:
+    """Redis unreachable, busy, failing over or slower than `CALL_TIMEOUT_S` is the timers'
+    store being unavailable."""
+    try:
+        async with asyncio.timeout(CALL_TIMEOUT_S):
+            yield
+    except TRANSIENT_REDIS_ERRORS as error:
+        raise StoreUnavailable(f"turn timers unreachable: {error!r}") from error
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class RedisTurnTimers(TurnTimers):
+    """Timers on Redis (see the module docstring): one bucket on a standalone Redis, a bucket
+    per slot on a Redis Cluster."""
+
+    def __init__(self, client: AnyRedis, key_prefix: str = "verrater") -> None:
+        self._redis = client
+        self._prefix = key_prefix
+        self._cluster = isinstance(client, RedisCluster)
+        self._legacy_left = self._cluster  # the old single bucket may still hold wake-ups
+
+    @classmethod
+    def from_url(cls, url: str) -> RedisTurnTimers:
+        return cls(redis_client(url))
+
+    def _keys(self, tag: str) -> tuple[str, str]:
+        return f"{self._prefix}:{{{tag}}}:wake", f"{self._prefix}:{{{tag}}}:version"
+
+    def keys_of(self, game_id: str) -> tuple[str, str]:
+        """The game's bucket: its wake times and its versions keys."""
+        if not self._cluster:
+            return self._keys(STANDALONE_TAG)
+        return self._keys(bucket_tag(game_slot(game_id)))
+
+    async def _script(
+        self, script: str, keys: Sequence[str], args: Sequence[Any], **at: Any
+    ) -> Any:
+        """``EVALSHA`` of one of the scripts (``EVAL`` where the server does not know it yet);
+        ``at``: ``target_nodes`` on a cluster, for keys of several slots."""
+        tail = (len(keys), *keys, *args)
+        try:
+            return await self._redis.execute_command("EVALSHA", _SHA[script], *tail, **at)
+        except NoScriptError:
+            return await self._redis.execute_command("EVAL", script, *tail, **at)
+
+    async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
+        wake = "-" if wake_ms is None else str(wake_ms)
+        async with _as_store_errors():
+            await self._script(_SET, self.keys_of(game_id), (game_id, version, wake))
+
+    async def look_again(self, game_id: str, wake_ms: int) -> None:
+        wake_key, _ = self.keys_of(game_id)
+        async with _as_store_errors():
+            await self._redis.zadd(wake_key, {game_id: wake_ms}, xx=True)
+
+    async def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> Due:
+        if not self._cluster:
+            wake_key, _ = self.keys_of("")
+            async with _as_store_errors():
+                reply = await self._script(_CLAIM, [wake_key], (now_ms, lease_ms, limit))
+            return _due(reply)
+        return await self._claim_on_cluster(now_ms, lease_ms, limit)
+
+    async def _claim_on_cluster(self, now_ms: int, lease_ms: int, limit: int) -> Due:
+        """Claim on every master at once, over the buckets of the slots it serves; a master
+        that does not answer in time is skipped (its games' wake-ups wait for it), and only
+        when none answers is the claim unavailable."""
+        assert isinstance(self._redis, RedisCluster)
+        if self._legacy_left:
+            await self._move_legacy()
+        async with _as_store_errors():
+            await self._redis.initialize()
+        masters = slots_by_primary(self._redis)
+        outcomes = await asyncio.gather(
+            *(self._claim_on(node, slots, now_ms, lease_ms, limit) for node, slots in masters),
+            return_exceptions=True,
+        )
+        games: list[str] = []
+        earliest: int | None = None
+        failures = [each for each in outcomes if isinstance(each, BaseException)]
+        for outcome in outcomes:
+            if isinstance(outcome, Due):
+                games += outcome.games
+                if outcome.next_wake_ms is not None:
+                    earliest = min(earliest or outcome.next_wake_ms, outcome.next_wake_ms)
+        for failure in failures:
+            log.warning("turn timers: a master did not answer the claim: %r", failure)
+        if failures and len(failures) == len(outcomes):
+            raise StoreUnavailable(f"turn timers unreachable: {failures[0]!r}")
+        return Due(games, earliest)
+
+    async def _claim_on(
+        self, node: Any, slots: list[int], now_ms: int, lease_ms: int, limit: int
+    ) -> Due:
+        games: list[str] = []
+        earliest: int | None = None
+        async with _as_store_errors():
+            for start in range(0, len(slots), BUCKETS_PER_CALL):
+                chunk = slots[start : start + BUCKETS_PER_CALL]
+                keys = [self._keys(bucket_tag(slot))[0] for slot in chunk]
+                room = max(0, limit - len(games))
+                due = _due(
+                    await self._script(
+                        _CLAIM_ACROSS_SLOTS, (), (now_ms, lease_ms, room, *keys), target_nodes=node
+                    )
+                )
+                games += due.games
+                if due.next_wake_ms is not None:
+                    earliest = min(earliest or due.next_wake_ms, due.next_wake_ms)
+        return Due(games, earliest)
+
+    async def _move_legacy(self) -> None:
+        """Move the wake-ups of the old single ``{timers}`` bucket to their games' buckets
+        (each with its version, so a newer one set meanwhile stands), then drop them there.
+        Best effort: a master that cannot be reached now is tried again at the next claim."""
+        old_wake, old_versions = self._keys(STANDALONE_TAG)
+        try:
+            while True:
+                async with _as_store_errors():
+                    entries = cast(
+                        list[tuple[bytes, float]],
+                        await self._redis.zrange(old_wake, 0, MIGRATE_BATCH - 1, withscores=True),
+                    )
+                    if not entries:
+                        await self._redis.delete(old_versions)
+                        break
+                    names = [_text(name) for name, _ in entries]
+                    versions = await self._redis.hmget(old_versions, names)
+                for (name, wake), version in zip(entries, versions, strict=True):
+                    game_id = _text(name)
+                    async with _as_store_errors():
+                        await self._script(
+                            _SET, self.keys_of(game_id), (game_id, int(version or 0), int(wake))
+                        )
+                async with _as_store_errors():
+                    await self._redis.zrem(old_wake, *names)
+                    await self._redis.hdel(old_versions, *names)
+            self._legacy_left = False
+        except StoreUnavailable as error:
+            log.warning("turn timers: the old {timers} bucket is not reachable yet: %s", error)
+
+    async def next_wake_ms(self) -> int | None:
+        """The earliest wake time set: a claim of nothing over every bucket."""
+        return (await self.claim_due(0, 0, 0)).next_wake_ms
+
+    async def close(self) -> None:
+        await self._redis.aclose()
+
+
+def _due(reply: Any) -> Due:
+    earliest = _text(reply[0])
+    return Due([_text(game) for game in reply[1:]], int(earliest) if earliest else None)

@@ -1,0 +1,137 @@
+"""Turn timers where a shard's failure stays on its shard: on a Redis Cluster each game's
+wake-up lives in its own slot, a paused master holds up no other master's timers, and a look at
+a game whose store does not answer holds up no other look and comes again a second later."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from redis.crc import key_slot
+
+from services.devtools.redis_cluster import RedisClusterServers
+from services.engine import GameState, initial_state
+from services.eventstore import StoreUnavailable
+from services.game.timers import (
+    RETRY_MS,
+    InMemoryTurnTimers,
+    RedisTurnTimers,
+    TimerSweeper,
+)
+from tests.support.waiting import wait_until
+
+
+def _games_on(cluster: RedisClusterServers, masters: int) -> list[str]:
+    """One game id per master, each on a different master."""
+    found: dict[int, str] = {}
+    number = 0
+    while len(found) < masters:
+        game = f"game-{number}"
+        number += 1
+        found.setdefault(cluster.master_of(f"verrater:{{{game}}}:events").port, game)
+    return list(found.values())
+
+
+@pytest.fixture
+async def cluster_timers(fresh_cluster_url: str) -> AsyncIterator[RedisTurnTimers]:
+    timers = RedisTurnTimers.from_url(fresh_cluster_url)
+    yield timers
+    await timers.close()
+
+
+async def test_each_games_wake_up_lives_in_the_slot_of_its_events(
+    cluster_timers: RedisTurnTimers, redis_cluster: RedisClusterServers
+) -> None:
+    games = [f"slot-{n}" for n in range(50)]
+    for number, game in enumerate(games):
+        await cluster_timers.set(game, 1, 1_000 + number)
+        wake_key, version_key = cluster_timers.keys_of(game)
+        events_slot = key_slot(f"verrater:{{{game}}}:events".encode())
+        assert key_slot(wake_key.encode()) == key_slot(version_key.encode()) == events_slot
+        with redis.Redis(port=redis_cluster.master_of(wake_key).port) as client:
+            assert client.zscore(wake_key, game) == 1_000 + number
+    due = await cluster_timers.claim_due(10_000, 500, 100)
+    assert sorted(due.games) == sorted(games)
+    assert due.next_wake_ms == 10_500  # every one claimed: held for the lease
+    assert await cluster_timers.next_wake_ms() == 10_500
+
+
+async def test_wake_ups_of_the_single_bucket_of_earlier_releases_move_to_their_games(
+    cluster_timers: RedisTurnTimers, redis_cluster: RedisClusterServers
+) -> None:
+    old_wake, old_versions = "verrater:{timers}:wake", "verrater:{timers}:version"
+    with redis.RedisCluster(host="127.0.0.1", port=redis_cluster.nodes[0].port) as client:
+        client.zadd(old_wake, {"old-1": 2_000, "old-2": 9_000})
+        client.hset(old_versions, mapping={"old-1": 5, "old-2": 7})
+        await cluster_timers.set("old-2", 8, 3_000)  # set since by a newer version: it stands
+        assert (await cluster_timers.claim_due(2_500, 500, 10)).games == ["old-1"]
+        assert not client.exists(old_wake, old_versions)
+    assert await cluster_timers.next_wake_ms() == 3_000
+
+
+@pytest.fixture
+def own_cluster(tmp_path: Path) -> Iterator[RedisClusterServers]:
+    """A cluster of this test's own: it pauses a master."""
+    with RedisClusterServers(tmp_path / "cluster", node_timeout_ms=60_000) as cluster:
+        yield cluster
+
+
+async def test_a_paused_master_holds_up_no_other_masters_timers(
+    own_cluster: RedisClusterServers,
+) -> None:
+    timers = RedisTurnTimers.from_url(own_cluster.url)
+    try:
+        frozen, going = _games_on(own_cluster, 2)
+        await timers.set(frozen, 1, 1_000)
+        await timers.set(going, 1, 1_000)
+        paused = own_cluster.master_of(f"verrater:{{{frozen}}}:events")
+        paused.pause()
+        try:
+            assert (await timers.claim_due(2_000, 500, 10)).games == [going]
+        finally:
+            paused.resume()
+        assert (await timers.claim_due(2_000, 500, 10)).games == [frozen]
+    finally:
+        await timers.close()
+
+
+class _Stores:
+    """What the sweeper reads: one game's store hangs until released, another's is away."""
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.looked: list[str] = []
+
+    async def state_of(self, game_id: str) -> tuple[GameState, int]:
+        if game_id == "hanging":
+            await self.release.wait()
+        if game_id == "away":
+            raise StoreUnavailable("its master is failing over")
+        self.looked.append(game_id)
+        return initial_state(), 0
+
+
+async def test_a_look_that_waits_on_its_store_holds_up_no_other_look() -> None:
+    timers, stores = InMemoryTurnTimers(), _Stores()
+    sweeper = TimerSweeper(timers, stores.state_of, on_expired=lambda *_: None, clock=lambda: 2.0)
+    await timers.set("hanging", 1, 1_000)
+    sweeper.start()
+    try:
+        await wait_until(lambda: "hanging" in sweeper._looking, "the hanging look began")
+        await timers.set("fine", 1, 1_000)
+        await wait_until(lambda: stores.looked == ["fine"], "the other game was looked at")
+        stores.release.set()
+        await wait_until(lambda: stores.looked == ["fine", "hanging"], "the hanging look ended")
+    finally:
+        await sweeper.stop()
+
+
+async def test_a_game_whose_store_is_away_is_looked_at_again_a_second_later() -> None:
+    timers, stores = InMemoryTurnTimers(), _Stores()
+    sweeper = TimerSweeper(timers, stores.state_of, on_expired=lambda *_: None, clock=lambda: 2.0)
+    await timers.set("away", 1, 1_000)
+    assert await sweeper.sweep() == 1
+    assert await timers.next_wake_ms() == 2_000 + RETRY_MS  # not the lease: a second
