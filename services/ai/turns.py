@@ -29,7 +29,7 @@ from grpc import aio
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc, ruleset_pb2, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
 from services.engine import Ruleset
-from services.rpc import Role, TokenIssuer, bearer, status_code
+from services.rpc import Role, TokenIssuer, bearer, refusal_of, status_code
 
 from .ismcts import IsmctsPolicy
 from .levels import policy_for_level
@@ -244,6 +244,10 @@ class GameClient:
         except grpc.aio.AioRpcError as error:
             if replica is None or error.code() not in _UNREACHABLE:
                 raise
+            if refusal_of(error) is not None:
+                # The replica answered: it is there, only the game's store is not (a Redis
+                # Cluster master failing over). The caller's retry comes back to it.
+                raise
             self._passed_over[replica] = time.monotonic() + REPLICA_PASSED_OVER_S
             if len(self._passed_over) > self._replicas_kept:
                 now = time.monotonic()
@@ -313,14 +317,25 @@ class GameClient:
         await outgoing.answered
 
     def _send_outgoing(self, route: str) -> None:
-        """Send up to MOVES_PER_CALL of the moves waiting for `route` in one call."""
-        waiting = self._outgoing.pop(route)
+        """Send up to MOVES_PER_CALL of the moves waiting for `route` in one call. Should the
+        call still be under way `SLOW_CALL_S` later (a move in it waits on a store that does
+        not answer: a Redis Cluster master failing over), the moves that waited meanwhile go
+        in a call of their own, beside it, rather than behind it."""
+        waiting = self._outgoing.pop(route, [])
+        if not waiting:
+            return
         if len(waiting) > MOVES_PER_CALL:
             self._outgoing[route] = waiting[MOVES_PER_CALL:]
             waiting = waiting[:MOVES_PER_CALL]
-        task = asyncio.get_running_loop().create_task(self._send_together(route, waiting))
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(self._send_together(route, waiting))
         self._sending.add(task)
         task.add_done_callback(self._sending.discard)
+        loop.call_later(SLOW_CALL_S, self._beside_slow_call, route, task)
+
+    def _beside_slow_call(self, route: str, call: asyncio.Task[None]) -> None:
+        if not call.done() and route in self._outgoing:
+            self._send_outgoing(route)
 
     async def _send_together(self, route: str, moves: list[_Outgoing]) -> None:
         """One SubmitCommands call for `moves`; each move hears how it went, whatever happens
@@ -396,6 +411,9 @@ class GameClient:
 
 #: Moves one SubmitCommands call carries at most (the game service takes up to 64).
 MOVES_PER_CALL = 64
+#: How long a SubmitCommands call may be under way before the moves waiting for its replica
+#: go in another call beside it (a call takes milliseconds, unless a store does not answer).
+SLOW_CALL_S = 0.25
 
 
 class CommandRefused(Exception):

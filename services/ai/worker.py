@@ -46,8 +46,9 @@ from celery.signals import (
 
 from services.api.verrater.v1 import ruleset_pb2, view_pb2
 from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
+from services.errors import Reason
 from services.observability import WORKER_DISCARDED, WORKER_MESSAGES
-from services.rpc import DEVELOPMENT_SECRET, TokenIssuer
+from services.rpc import DEVELOPMENT_SECRET, TokenIssuer, refusal_of
 
 from .levels import policy_for_level, searches
 from .turns import BotTurn, CommandRefused, GameClient, play_bot_turn
@@ -61,9 +62,13 @@ VISIBILITY_TIMEOUT_DEFAULT = 30
 #: The queue of bot turns (and of compute_move, unless its caller names another).
 DEFAULT_QUEUE = "verrater.bots"
 #: Waits between attempts to reach the game service (UNAVAILABLE, DEADLINE_EXCEEDED): about
-#: 15 s in all, then the turn is left to the game service's re-announcement.
-RETRY_DELAYS_S = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
+#: 30 s in all, then the turn is left to the game service's re-announcement. Never more than
+#: half a second apart, so a bot moves within about that of its game's store coming back (a
+#: Redis Cluster failover takes a few seconds), rather than after a doubled backoff.
+RETRY_DELAYS_S = (0.1, 0.2, 0.4, *(0.5,) * 59)
 _RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+#: Refusals of a game service that is there but whose game's store is not: not retried here.
+_STORE_AWAY = frozenset({Reason.STORE_UNAVAILABLE, Reason.REPLICATION_UNCONFIRMED})
 #: Bot turns one task message carries at most.
 TURNS_PER_TASK = 64
 
@@ -264,6 +269,16 @@ async def _play_patiently(client: GameClient, turn: BotTurn, min_think_s: float)
         try:
             return await play_bot_turn(client, turn, min_think_s)
         except (grpc.aio.AioRpcError, CommandRefused) as error:
+            if _store_away(error):
+                # The game replica answered: only its game's store is away (a Redis Cluster
+                # master failing over). The replica announces the turn again once it is back;
+                # waiting here would hold this worker process (and the turns of other games
+                # behind it) for as long as that master's failover.
+                log.info(
+                    "bot turn %s: the game's store is away: left to the game service",
+                    turn.command_id,
+                )
+                return False
             if error.code() not in _RETRIED or delay is None:
                 log.warning(
                     "bot turn %s failed: %s: %s", turn.command_id, error.code(), error.details()
@@ -272,6 +287,16 @@ async def _play_patiently(client: GameClient, turn: BotTurn, min_think_s: float)
             log.info("bot turn %s: %s, retrying in %ss", turn.command_id, error.code(), delay)
             await asyncio.sleep(delay * random.uniform(0.8, 1.2))
     return False
+
+
+def _store_away(error: grpc.aio.AioRpcError | CommandRefused) -> bool:
+    """Whether the game service refused for its store (it answered, so it is there)."""
+    if isinstance(error, CommandRefused):
+        reason = error.reason
+    else:
+        refused = refusal_of(error)
+        reason = refused[0] if refused is not None else ""
+    return reason in _STORE_AWAY
 
 
 def compute_move(view: str, ruleset: str, level: str, seed: int | None = None) -> dict[str, Any]:

@@ -20,10 +20,11 @@ from services.bootstrap import worker_settings
 from services.codec import decode_record, ruleset_to_proto, view_to_proto
 from services.config import Config
 from services.engine import deciding_seat, view
-from services.errors import Reason, ServiceError
+from services.eventstore import StoreUnavailable
 from services.game.server import GameServicer
 from services.rpc import TokenIssuer
 from tests.bots.test_bot_seats import SECRET, celery_worker, sandbox_game, stack
+from tests.support.waiting import wait_until
 
 
 async def test_one_message_carries_many_turns_and_the_worker_plays_each_once(
@@ -280,31 +281,35 @@ async def test_a_game_service_without_submit_commands_gets_one_call_per_move(
             assert await s.backend.game.store.version(turn.game_id) == turn.version + 1
 
 
-async def test_a_move_the_replica_could_not_store_is_retried_until_it_can(
+async def test_a_move_whose_store_is_away_is_left_to_the_replica_that_met_it(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The replica answers one move of a SubmitCommands call UNAVAILABLE (its store is away):
-    the others are applied, and that bot tries again after a backoff, and moves."""
+    """The replica answers one move of a SubmitCommands call UNAVAILABLE, its game's store being
+    away: the others are applied, and the worker does not wait for that store (its process
+    would hold every turn queued behind it for as long as a failover): the replica, which met
+    the failure, loads the game again once its store answers, and announces its turn again."""
     async with stack(None) as s:
         turns = [await _announced(s, *await sandbox_game(s)) for _ in range(3)]
         assert s.backend.game is not None
         app = s.backend.game
-        submit = app.submit
+        append = app.store.append
         refused: list[str] = []
 
-        async def store_away_once(game_id: str, seat: int, command: Any, **more: Any) -> Any:
+        async def store_away_once(game_id: str, *args: Any) -> Any:
             if game_id == turns[1].game_id and not refused:
-                refused.append(more["command_id"])
-                raise ServiceError(Reason.STORE_UNAVAILABLE, "the event store is unavailable")
-            return await submit(game_id, seat, command, **more)
+                refused.append(game_id)
+                raise StoreUnavailable("the game's master is failing over")
+            return await append(game_id, *args)
 
-        monkeypatch.setattr(app, "submit", store_away_once)
+        monkeypatch.setattr(app.store, "append", store_away_once)
         client = _WatchedClient(s.address)
         try:
-            assert await play_turns(client, turns, min_think_s=0.0) == len(turns)
+            assert await play_turns(client, turns, min_think_s=0.0) == len(turns) - 1
         finally:
             await client.close()
-        assert refused == [turns[1].command_id]
-        assert client.calls == [3, 1], "the refused move went again, alone"
+        assert refused == [turns[1].game_id]
+        assert client.calls == [3], "the refused move is not sent again by the worker"
+        await wait_until(lambda: app.waiting_for_store == 0, "the replica loaded it again")
         for turn in turns:
-            assert await app.store.version(turn.game_id) == turn.version + 1
+            moved = 0 if turn.game_id == turns[1].game_id else 1
+            assert await app.store.version(turn.game_id) == turn.version + moved
