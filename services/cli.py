@@ -131,7 +131,12 @@ def _bench_faults(args: argparse.Namespace) -> int:
     faults = tuple(args.fault or (CLUSTER_FAULTS if args.redis_cluster else FAULTS))
     broker = None if args.broker == "redis" else args.broker
     result = run_faults_bench(
-        faults, args.games, args.think_ms, broker, redis_cluster=args.redis_cluster
+        faults,
+        args.games,
+        args.think_ms,
+        broker,
+        redis_cluster=args.redis_cluster,
+        node_timeout_ms=args.node_timeout_ms,
     )
     if args.json:
         print(json.dumps(result))
@@ -399,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--json", action="store_true", help="print one JSON object")
     load.set_defaults(handler=_bench_load)
 
-    from services.bench.faults import ALL_FAULTS, DEFAULT_BROKER
+    from services.bench.faults import ALL_FAULTS, DEFAULT_BROKER, DEFAULT_NODE_TIMEOUT_MS
 
     faults = benches.add_parser(
         "faults",
@@ -419,6 +424,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--fault", action="append", choices=ALL_FAULTS, help="only this fault (repeatable)"
     )
     _cluster_option(faults)
+    faults.add_argument(
+        "--node-timeout-ms",
+        type=_positive,
+        default=DEFAULT_NODE_TIMEOUT_MS,
+        help="the cluster's cluster-node-timeout, with --redis-cluster (default "
+        f"{DEFAULT_NODE_TIMEOUT_MS}, as docs/OPERATING.md recommends)",
+    )
     faults.add_argument("--json", action="store_true", help="print one JSON object")
     faults.set_defaults(handler=_bench_faults)
 

@@ -13,7 +13,8 @@ import amqp.exceptions
 import kombu
 import pytest
 
-from services.bench.faults import _keep_if_failed, _stack
+from services.bench.faults import _keep_if_failed
+from services.bench.stack import distributed_stack
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {
@@ -51,7 +52,10 @@ def test_the_stack_leaves_no_queue_on_the_shared_rabbitmq(
 ) -> None:
     """Its processes are stopped before its private queue is deleted: a worker or replica
     still running would declare the queue again, and it would stay on the machine's RabbitMQ."""
-    with _stack(rabbitmq_url, tmp_path) as stack, kombu.Connection(rabbitmq_url) as connection:
+    with (
+        distributed_stack(rabbitmq_url, tmp_path) as stack,
+        kombu.Connection(rabbitmq_url) as connection,
+    ):
         queue = stack.queue
         # Up, as in a bench run: both workers consume the queue.
         deadline = time.monotonic() + 60

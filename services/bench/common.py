@@ -83,9 +83,10 @@ async def patiently(
     *,
     retryable: frozenset[grpc.StatusCode] = AWAY,
     attempts: int = 60,
+    max_delay: float = 2.0,
 ) -> _T:
-    """`call()` retried with backoff (0.1 s, doubling up to 2 s) while it answers one of
-    `retryable`: the same request each time, so its request or command id makes a retry
+    """`call()` retried with backoff (0.1 s, doubling up to `max_delay`) while it answers one
+    of `retryable`: the same request each time, so its request or command id makes a retry
     answered, never done twice."""
     for attempt in range(attempts):
         try:
@@ -93,7 +94,7 @@ async def patiently(
         except grpc.aio.AioRpcError as error:
             if error.code() not in retryable or attempt == attempts - 1:
                 raise
-            await asyncio.sleep(min(0.1 * 2**attempt, 2.0))
+            await asyncio.sleep(min(0.1 * 2**attempt, max_delay))
     raise AssertionError("unreachable")
 
 

@@ -14,80 +14,77 @@ and waits for them to end:
 - `junk-3000`: 3,000 junk tasks land in the bot queue at once.
 
 With `--redis-cluster N` the game data lives on a private Redis Cluster of N masters and a
-replica each (appends acknowledged once a replica has them), Celery's broker (unless `--broker`
-names one) on a private standalone Redis beside it, and the Redis faults are replaced by
+replica each, every node configured as docs/OPERATING.md's recipe says (AOF, `cluster-node-timeout`
+`--node-timeout-ms`, `cluster-require-full-coverage no`, `min-replicas-to-write 1`; appends
+acknowledged once a replica has them), Celery's broker (unless `--broker` names one) on a
+private standalone Redis beside it, and the Redis faults are replaced by
 
 - `cluster-master-kill-9`: the master serving a running game's slot dies (SIGKILL); its replica
-  takes over, and the dead node, started again as Kubernetes would, rejoins as a replica.
+  takes over, and the dead node, started again as Kubernetes would, rejoins as a replica;
+- `cluster-replica-kill`: the replica of the master of the most games dies, and is started
+  again `REPLICA_AWAY_S` later;
+- `cluster-replica-then-master-kill`: the replica of the master of the most games dies; a few
+  seconds later the master dies too, and the replica comes back, behind it, and takes over (by
+  itself, or with `CLUSTER FAILOVER TAKEOVER`); then the old master comes back as its replica;
+- `cluster-shared-master-pause-5s`: the master of the most games stops answering for five
+  seconds (SIGSTOP, SIGCONT): no key every game uses is left to pause (docs/OPERATING.md).
 
 For each fault it reports the games played, those stuck (not finished a minute after the fault),
 what `services.audit` finds in every finished game's log, the longest a game waited for anyone
-but its scripted seat (`max_stall_s`), and `acknowledged_events_lost`: events a player was shown
-that the final log does not hold at their version. When a fault leaves a game stuck or an audit
-finding, it keeps the stack's directory (every process's log, Redis's data) and says where on
-stderr, with the stuck games' ids; else the directory is removed.
+but its scripted seat (`max_stall_s`), the longest of those of games none of whose keys live on
+the failed node (`other_shards_max_stall_s`: the games of the other masters; every game when
+no Redis failed, none on a standalone Redis), and `acknowledged_events_lost`: events a player
+was shown, or commands a player was answered OK for, that the final log does not hold; for a
+master's death, `redis_failover_s`, how long the cluster took to serve every slot again (from
+the death to its replica's promotion: Redis's own part of the stall). When a
+fault leaves a game stuck or an audit finding, it keeps the stack's directory (every process's
+log, Redis's data) and says where on stderr, with the stuck games' ids; else the directory is
+removed.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
-import os
 import random
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import grpc
-import kombu
 from grpc import aio
 
 from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, lobby_pb2_grpc
 from services.audit.export import LogEntry
 from services.audit.verify import audit
-from services.devtools.redis_cluster import RedisClusterServers
-from services.devtools.redis_server import RedisServer, start_private_redis
+from services.devtools.redis_server import RedisServer
 from services.eventstore import RedisEventStore
 
-from .common import (
-    CHANNEL_OPTIONS,
-    free_port,
-    patiently,
-    private_queue,
-    sit_down,
-    stack_env,
-    wait_until_serving,
-)
+from .common import CHANNEL_OPTIONS, patiently, sit_down, wait_until_serving
+from .injuries import ALL_FAULTS, CLUSTER_FAULTS, FAULTS, Rollback, inject
+from .stack import DEFAULT_NODE_TIMEOUT_MS, Stack, distributed_stack
 
-SECRET = "faults-bench-secret-only-for-this-local-run"
+__all__ = [
+    "ALL_FAULTS",
+    "CLUSTER_FAULTS",
+    "DEFAULT_BROKER",
+    "DEFAULT_NODE_TIMEOUT_MS",
+    "FAULTS",
+    "run_faults_bench",
+]
+
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
-FAULTS = (
-    "game-kill-9",
-    "game-sigterm",
-    "worker-kill-9",
-    "redis-restart",
-    "redis-pause-5s",
-    "redis-rollback",
-    "junk-3000",
-)
-#: The faults on a Redis Cluster: the Redis faults of one server give way to a master's death.
-CLUSTER_FAULTS = (
-    "game-kill-9",
-    "game-sigterm",
-    "worker-kill-9",
-    "cluster-master-kill-9",
-    "junk-3000",
-)
-ALL_FAULTS = (*FAULTS, "cluster-master-kill-9")
+#: The longest the scripted player waits between two tries of a command (what it adds to a
+#: stall is the system's, not a client's long backoff).
+RETRY_MAX_DELAY_S = 0.5
+#: Stalls longer than this are reported on stderr, game by game, with when they began.
+STALL_REPORTED_S = 2.0
 #: A game not finished this long after its fault is stuck.
 STUCK_AFTER_S = 60.0
 RETRYABLE = frozenset(
@@ -101,40 +98,6 @@ RETRYABLE = frozenset(
 )
 
 
-class Child:
-    """A `verrater` process of the stack, in its own process group, that can be hurt and
-    started again with the same settings."""
-
-    def __init__(self, args: list[str], env: dict[str, str], log: Path) -> None:
-        self.args, self.env, self.log = args, env, log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "services.cli", *self.args],
-                env={**os.environ, **self.env},
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-
-    def signal(self, signum: signal.Signals, *, wait: float = 30.0) -> None:
-        """Send `signum` to the whole process group and wait for the process to end."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signum)
-        try:
-            self.process.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait()
-
-    def stop(self) -> None:
-        self.signal(signal.SIGTERM)
-
-
 @dataclass
 class GameRun:
     """What one scripted player saw of its game."""
@@ -142,16 +105,22 @@ class GameRun:
     game_id: str = ""
     #: Every event shown at each version (more than one when the store lost what was shown).
     seen: dict[int, set[tuple[str, str]]] = field(default_factory=dict)
+    #: The commands the player was answered OK for.
+    acknowledged: set[str] = field(default_factory=set)
     #: The last version of the current Watch stream (0: read the game from its start).
     position: int = 0
     finished: bool = False
     max_stall_s: float = 0.0
+    #: When the longest stall began (wall clock, for reading it beside the stack's logs).
+    max_stall_from: float = 0.0
     last_progress: float = field(default_factory=time.monotonic)
     rng: random.Random = field(default_factory=random.Random)
 
     def progressed(self) -> None:
         now = time.monotonic()
-        self.max_stall_s = max(self.max_stall_s, now - self.last_progress)
+        if now - self.last_progress > self.max_stall_s:
+            self.max_stall_s = now - self.last_progress
+            self.max_stall_from = time.time() - self.max_stall_s
         self.last_progress = now
 
 
@@ -256,209 +225,21 @@ async def _follow(
             await patiently(
                 functools.partial(game.SubmitCommand, request, metadata=token, timeout=10),
                 retryable=RETRYABLE,
+                attempts=120,
+                max_delay=RETRY_MAX_DELAY_S,
             )
         except grpc.aio.AioRpcError as error:
             if error.code() is not grpc.StatusCode.ABORTED:
                 raise  # a bot got in first (ABORTED): the stream brings the next view
+        else:
+            run.acknowledged.add(request.command_id)
         run.progressed()
-
-
-@dataclass
-class Stack:
-    """The running processes and what the faults need to reach them."""
-
-    redis: RedisServer | None
-    cluster: RedisClusterServers | None
-    store_url: str
-    broker: str
-    queue: str
-    games: list[Child]
-    workers: list[Child]
-    others: list[Child]
-    lobby_address: str
-    game_address: str
-
-
-@contextlib.contextmanager
-def _stack(broker: str | None, workdir: Path, redis_cluster: int = 0) -> Iterator[Stack]:
-    cluster: RedisClusterServers | None = None
-    if redis_cluster:
-        cluster = RedisClusterServers(workdir / "cluster", masters=redis_cluster)
-        cluster.start()
-        # Celery's broker, unless one is named: a cluster cannot be one.
-        redis = None if broker else start_private_redis(workdir / "broker")
-        store_url = cluster.url
-    else:
-        redis = start_private_redis(workdir / "redis", appendonly=True)
-        store_url = redis.url
-    try:
-        broker_url = broker or (redis.url if redis is not None else "")
-        with private_queue(broker_url) as queue:
-            children: list[Child] = []
-            try:
-                game_ports = [free_port(), free_port()]
-                lobby_port, ai_port = free_port(), free_port()
-                env = {
-                    **stack_env(store_url, broker_url, queue, SECRET, game_ports),
-                    "VERRATER_GRACE_SECONDS": "3",
-                }
-                game_address = env["VERRATER_GAME_ADDR"]
-
-                def child(name: str, args: list[str], **more: str) -> Child:
-                    made = Child(args, {**env, **more}, workdir / f"{name}.log")
-                    made.start()
-                    children.append(made)
-                    return made
-
-                # Each replica advertises its address: bot moves go back to the replica that
-                # announced them, and through the balanced address while it is down.
-                games = [
-                    child(
-                        f"game-{n}",
-                        ["serve", "game"],
-                        VERRATER_BIND=f"127.0.0.1:{port}",
-                        VERRATER_ADVERTISE_ADDR=f"127.0.0.1:{port}",
-                    )
-                    for n, port in enumerate(game_ports, start=1)
-                ]
-                others = [
-                    child("lobby", ["serve", "lobby"], VERRATER_BIND=f"127.0.0.1:{lobby_port}"),
-                    child("ai", ["serve", "ai"], VERRATER_BIND=f"127.0.0.1:{ai_port}"),
-                ]
-                workers = [child(f"worker-{n}", ["worker", "--concurrency", "2"]) for n in (1, 2)]
-                yield Stack(
-                    None if cluster else redis,
-                    cluster,
-                    store_url,
-                    broker_url,
-                    queue,
-                    games,
-                    workers,
-                    others,
-                    f"127.0.0.1:{lobby_port}",
-                    game_address,
-                )
-            finally:
-                # Inside the queue's block: a worker or replica still running when the queue
-                # is deleted declares it again, and it would stay on the shared RabbitMQ.
-                for made in reversed(children):
-                    made.stop()
-    finally:
-        if redis is not None:
-            redis.resume()
-            redis.stop()
-        if cluster is not None:
-            cluster.stop()
-
-
-class _Rollback:
-    """A copy of Redis's data taken now, put back later in place of what Redis holds then."""
-
-    def __init__(self, redis: RedisServer) -> None:
-        self._redis = redis
-        self._copy = redis.workdir / "older-copy"
-
-    def take(self) -> None:
-        import redis as redis_py
-
-        with redis_py.Redis.from_url(self._redis.url) as client:
-            client.bgrewriteaof()
-            while client.info("persistence")["aof_rewrite_in_progress"] or client.info(
-                "persistence"
-            ).get("aof_rewrite_scheduled"):
-                time.sleep(0.05)
-        shutil.rmtree(self._copy, ignore_errors=True)
-        self._copy.mkdir()
-        for name in ("appendonlydir", "appendonly.aof"):
-            source = self._redis.workdir / name
-            if source.is_dir():
-                shutil.copytree(source, self._copy / name)
-            elif source.exists():
-                shutil.copy2(source, self._copy / name)
-
-    def restore(self) -> None:
-        self._redis.stop()
-        for name in ("appendonlydir", "appendonly.aof"):
-            target = self._redis.workdir / name
-            if target.is_dir():
-                shutil.rmtree(target)
-            elif target.exists():
-                target.unlink()
-            source = self._copy / name
-            if source.is_dir():
-                shutil.copytree(source, target)
-            elif source.exists():
-                shutil.copy2(source, target)
-        self._redis.start()
-
-
-def _junk(stack: Stack, count: int) -> None:
-    """`count` tasks no bot can play: unknown games, undecodable views, unknown tasks."""
-    with kombu.Connection(stack.broker) as connection:
-        producer = connection.Producer(serializer="json")
-        for number in range(count):
-            kind = number % 3
-            task = "verrater.no_such_task" if kind == 2 else "verrater.bot_turn"
-            kwargs = {
-                "game_id": f"junk-{uuid.uuid4().hex[:8]}",
-                "seat": 0,
-                "version": number + 1,
-                "level": "normal",
-                "view": "bm90IGEgdmlldw==" if kind == 1 else "",
-            }
-            task_id = str(uuid.uuid4())
-            producer.publish(
-                [[], kwargs, {"callbacks": None, "errbacks": None, "chain": None, "chord": None}],
-                exchange="",
-                routing_key=stack.queue,
-                headers={"lang": "py", "task": task, "id": task_id, "root_id": task_id},
-                correlation_id=task_id,
-            )
-
-
-def _kill_master(cluster: RedisClusterServers, key: str) -> None:
-    """SIGKILL the master serving `key`; once its replica took over, start it again (it
-    rejoins as that replica's replica)."""
-    victim = cluster.master_of(key)
-    victim.kill()
-    cluster.wait_until_ok()
-    victim.start()
-
-
-def _inject(fault: str, stack: Stack, rollback: _Rollback | None, victim_key: str) -> None:
-    if fault.startswith("redis-") and (stack.redis is None or rollback is None):
-        raise ValueError(f"{fault} needs a standalone Redis: on a cluster, use {CLUSTER_FAULTS}")
-    match fault:
-        case "game-kill-9" | "game-sigterm":
-            victim = stack.games[0]
-            victim.signal(signal.SIGKILL if fault == "game-kill-9" else signal.SIGTERM)
-            time.sleep(1.0)
-            victim.start()
-        case "worker-kill-9":
-            stack.workers[0].signal(signal.SIGKILL)
-            stack.workers[0].start()
-        case "redis-restart" if stack.redis is not None:
-            stack.redis.restart()
-        case "redis-pause-5s" if stack.redis is not None:
-            stack.redis.pause()
-            time.sleep(5.0)
-            stack.redis.resume()
-        case "redis-rollback" if rollback is not None:
-            rollback.restore()
-        case "cluster-master-kill-9":
-            if stack.cluster is None:
-                raise ValueError(f"{fault} needs --redis-cluster")
-            _kill_master(stack.cluster, victim_key)
-        case "junk-3000":
-            _junk(stack, 3000)
-        case _:
-            raise ValueError(f"unknown fault {fault!r}")
 
 
 async def _one_fault(
     fault: str, stack: Stack, games: int, think_ms: float, seed: int
 ) -> dict[str, Any]:
-    rollback = _Rollback(stack.redis) if stack.redis is not None else None
+    rollback = Rollback(stack.redis) if stack.redis is not None else None
     runs = [GameRun(rng=random.Random(seed * 1000 + n)) for n in range(games)]
     async with (
         aio.insecure_channel(stack.lobby_address) as lobby_channel,
@@ -475,8 +256,9 @@ async def _one_fault(
         if fault == "redis-rollback" and rollback is not None:
             await asyncio.to_thread(rollback.take)
         await asyncio.sleep(3.0)  # the games are under way: hurt the stack
-        victim_key = f"{{{runs[0].game_id}}}"  # a game's hash tag: the slot of all its keys
-        await asyncio.to_thread(_inject, fault, stack, rollback, victim_key)
+        homes = await asyncio.to_thread(_homes, stack, runs)
+        victim = _victim(fault, stack, runs, homes)
+        failover_s = await asyncio.to_thread(inject, fault, stack, rollback, victim)
         await asyncio.sleep(2.0)  # the probes and clients have seen the fault
         for each in times:
             each.over.set()
@@ -501,17 +283,63 @@ async def _one_fault(
             held = {item.version: _kind_of(item.payload) for item in stored}
             for version, shown in run.seen.items():
                 lost += len(shown - {held.get(version)})
+            lost += len(run.acknowledged - {command_id for _, command_id in held.values()})
     finally:
         await store.close()
+    failed = _failed_node(fault, stack, victim)
+    others = [run for run in runs if failed is None or homes.get(run.game_id) != failed]
+    for run in runs:
+        if run.max_stall_s > STALL_REPORTED_S:
+            began = time.strftime("%H:%M:%S", time.gmtime(run.max_stall_from))
+            where = "its master failed" if run not in others else "another master's game"
+            print(
+                f"{fault}: game {run.game_id} ({where}) stalled {run.max_stall_s:.2f} s "
+                f"from {began} UTC",
+                file=sys.stderr,
+            )
     return {
         "fault": fault,
         "games": games,
         "games_stuck": sum(1 for run in runs if not run.finished),
         "audit_findings": findings,
         "max_stall_s": round(max((run.max_stall_s for run in runs), default=0.0), 2),
+        "other_shards_max_stall_s": round(max((run.max_stall_s for run in others), default=0.0), 2),
         "acknowledged_events_lost": lost,
         "client_errors": len(failures),
+        **({"redis_failover_s": round(failover_s, 2)} if failover_s is not None else {}),
     }
+
+
+def _homes(stack: Stack, runs: list[GameRun]) -> dict[str, int]:
+    """Where each game's keys live: the port of its slot's master (0 on a standalone Redis).
+    Every key of a game shares its hash tag, its wake-up included (services/game/timers)."""
+    if stack.cluster is None:
+        return {run.game_id: 0 for run in runs}
+    return {
+        run.game_id: stack.cluster.master_of(f"{{{run.game_id}}}").port
+        for run in runs
+        if run.game_id
+    }
+
+
+def _victim(
+    fault: str, stack: Stack, runs: list[GameRun], homes: dict[str, int]
+) -> RedisServer | None:
+    """The master a cluster fault hurts: the first game's (a master kill), else the master of
+    the most games."""
+    if stack.cluster is None or not fault.startswith("cluster-") or not homes:
+        return None
+    if fault == "cluster-master-kill-9":
+        return stack.cluster.node_at(homes[runs[0].game_id])
+    busiest = max(set(homes.values()), key=list(homes.values()).count)
+    return stack.cluster.node_at(busiest)
+
+
+def _failed_node(fault: str, stack: Stack, victim: RedisServer | None) -> int | None:
+    """The home (see `_homes`) of the games whose keys the fault hurt; None: no Redis failed."""
+    if fault.startswith("redis-"):
+        return 0
+    return victim.port if victim is not None else None
 
 
 def _kind_of(payload: bytes) -> tuple[str, str]:
@@ -523,16 +351,19 @@ def run_faults_bench(
     games: int = 8,
     think_ms: float = 300.0,
     broker: str | None = DEFAULT_BROKER,
+    *,
     redis_cluster: int = 0,
+    node_timeout_ms: int = DEFAULT_NODE_TIMEOUT_MS,
 ) -> dict[str, Any]:
-    """Start the stack (on a private Redis Cluster of `redis_cluster` masters when not 0),
-    inject each fault in turn; the figures as one JSON-ready dict."""
+    """Start the stack (on a private Redis Cluster of `redis_cluster` masters when not 0, its
+    `cluster-node-timeout` `node_timeout_ms`), inject each fault in turn; the figures as one
+    JSON-ready dict."""
     results: list[dict[str, Any]] = []
     # `timeout` and CI stop with SIGTERM: unwind, so that the stack's processes are stopped.
     signal.signal(signal.SIGTERM, _interrupted)
     workdir = Path(tempfile.mkdtemp(prefix="verrater-faults-"))
     try:
-        with _stack(broker, workdir, redis_cluster) as stack:
+        with distributed_stack(broker, workdir, redis_cluster, node_timeout_ms) as stack:
             asyncio.run(_until_serving(stack))
             for number, fault in enumerate(faults):
                 results.append(asyncio.run(_one_fault(fault, stack, games, think_ms, number)))
@@ -542,6 +373,7 @@ def run_faults_bench(
     return {
         "broker": (broker or "redis://").split("://", 1)[0],
         "redis_nodes": 2 * redis_cluster if redis_cluster else 1,
+        **({"node_timeout_ms": node_timeout_ms} if redis_cluster else {}),
         "faults": results,
     }
 

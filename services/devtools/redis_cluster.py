@@ -53,6 +53,10 @@ class RedisClusterServers:
 
     ``node_timeout_ms`` is ``cluster-node-timeout``: how long a master may be silent before
     its replica is promoted. ``appendonly`` turns on AOF (fsync every write) on every node.
+    Every node is configured as docs/OPERATING.md's recipe says ("Redis Cluster"):
+    ``cluster-require-full-coverage no`` (a master's failure stops no other master's keys), and
+    with ``min_replicas_to_write`` above 0 a master without that many replicas in sync (acks
+    within ``min_replicas_max_lag`` seconds) refuses writes (``NOREPLICAS``).
     """
 
     def __init__(
@@ -63,10 +67,14 @@ class RedisClusterServers:
         replicas: int = 1,
         node_timeout_ms: int = 1000,
         appendonly: bool = False,
+        min_replicas_to_write: int = 0,
+        min_replicas_max_lag: int = 10,
     ) -> None:
         self.workdir = workdir
         self.node_timeout_ms = node_timeout_ms
         self.appendonly = appendonly
+        self.min_replicas_to_write = min_replicas_to_write
+        self.min_replicas_max_lag = min_replicas_max_lag
         self.masters_wanted = masters
         self.replicas_wanted = replicas
         self.nodes: list[RedisServer] = []
@@ -114,6 +122,12 @@ class RedisClusterServers:
     def node_at(self, port: int) -> RedisServer:
         return next(node for node in self.nodes if node.port == port)
 
+    def replica_of(self, master: RedisServer) -> RedisServer:
+        """The running replica of ``master`` (a master node of this cluster)."""
+        with _client(master.port) as client:
+            port = int(client.info("replication")["slave0"]["port"])
+        return self.node_at(port)
+
     def master_of(self, key: str) -> RedisServer:
         """The node serving ``key``'s slot now, as the running nodes see it."""
         slot = _keyslot(key)
@@ -137,15 +151,26 @@ class RedisClusterServers:
                 raise TimeoutError(f"redis cluster not ok after {timeout}s; see {self.workdir}")
             time.sleep(0.05)
 
-    def _start_node(self, index: int) -> RedisServer:
-        workdir = self.workdir / f"node-{index}"
-        args = [
+    def node_args(self) -> list[str]:
+        """The settings every node starts with, beyond its port and directory."""
+        return [
             "--cluster-enabled", "yes",
             "--cluster-config-file", "nodes.conf",
             "--cluster-node-timeout", str(self.node_timeout_ms),
             # A replica takes over however long it was cut off from its master.
             "--cluster-replica-validity-factor", "0",
+            # The other masters serve their slots while one fails over.
+            "--cluster-require-full-coverage", "no",
+            # A replica (re)joining is sent its copy at once, not after diskless sync's 5 s
+            # wait for more replicas to share it: with one replica, nobody else comes.
+            "--repl-diskless-sync-delay", "0",
+            "--min-replicas-to-write", str(self.min_replicas_to_write),
+            "--min-replicas-max-lag", str(self.min_replicas_max_lag),
         ]  # fmt: skip
+
+    def _start_node(self, index: int) -> RedisServer:
+        workdir = self.workdir / f"node-{index}"
+        args = self.node_args()
         for _attempt in range(5):
             node = RedisServer(
                 workdir, port=free_cluster_port(), appendonly=self.appendonly, extra_args=args
