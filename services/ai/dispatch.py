@@ -194,6 +194,11 @@ class CeleryLauncher:
         waited = min(max(waited_s, 0.0), 4 * self._gap_s)  # a turn announced again counts once
         self._bots_wait_s += (waited - self._bots_wait_s) * WAIT_SMOOTHING
 
+    def held_until(self) -> float | None:
+        """The event loop's time at which the turns waiting now go out, while they are held
+        back for the gap; None when none are (nothing waits, or a round is under way)."""
+        return None if self._due is None else self._due.when()
+
     def _queue_depth(self) -> float:
         """Bot turns waiting in the broker (asked at scrape time, off the event loop)."""
         with self._app.connection_for_read() as connection:

@@ -113,15 +113,18 @@ async def test_a_replica_publishes_at_most_once_per_gap_and_a_turn_after_a_quiet
     launcher = CeleryLauncher(make_app(settings), settings.queue, gap_s=60.0)
     _bots_waited(launcher, 240.0)  # half of it, at most the gap: the whole gap
     launcher(BotTurn("first", 1, 7, "normal"))
-    for _ in range(200):  # far less than the gap: the first turn did not wait for it
-        if _turns_per_message(fresh_redis_url, settings.queue):
-            break
-        await asyncio.sleep(0.05)
+    await wait_until(  # far less than the gap: the first turn did not wait for it
+        lambda: bool(_turns_per_message(fresh_redis_url, settings.queue)), "the first is sent"
+    )
     assert _turns_per_message(fresh_redis_url, settings.queue) == [["first"]]
     for n in range(5):
         launcher(BotTurn(f"game{n}", 1, 7, "normal"))
         await asyncio.sleep(0.01)
-    await asyncio.sleep(0.2)
+    # Once the first round is done, the five are held back: the next round is due a gap (60 s)
+    # after the first began, and no round is under way until then.
+    await wait_until(lambda: launcher.held_until() is not None, "the next round is scheduled")
+    held = launcher.held_until()
+    assert held is not None and held - asyncio.get_running_loop().time() > 30
     assert _turns_per_message(fresh_redis_url, settings.queue) == [["first"]], "within the gap"
     await launcher.close()
     assert _turns_per_message(fresh_redis_url, settings.queue) == [

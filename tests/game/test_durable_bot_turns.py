@@ -39,6 +39,7 @@ from services.game.service import GameApplication
 from services.game.timers import RedisTurnTimers, TimerSweeper
 from services.game.values import Announcement, NewGame
 from services.observability import BOT_TASK_SECONDS
+from tests.support.waiting import wait_until
 
 T0 = 1_900_000_000.0
 RECHECK_MS = 3_000
@@ -392,7 +393,8 @@ async def test_a_watcher_arriving_at_another_replica_has_an_unannounced_bot_turn
     for _ in range(3):
         updates = b.app.updates("reconnects", 0, after.version)
         watchers.append((updates, asyncio.create_task(anext(updates))))
-    await asyncio.sleep(0.05)  # each watcher waits for news now
+    # Each watcher has arrived (counted in once past the point where it may announce).
+    await wait_until(lambda: b.app._cache["reconnects"].watchers == 3, "all three watch")
     assert {(turn.seat, turn.version) for turn in b.launched[announced:]} == owed
     assert len(b.launched) == announced + len(owed)  # once, not per watcher
     for updates, waiting in watchers:

@@ -19,14 +19,22 @@ import pytest
 from services.bootstrap import start_backend
 from services.config import Config
 from services.engine import Phase, SeatAssignment, legal_commands, to_act
-from services.eventstore import RedisEventStore
+from services.eventstore import RedisEventStore, redis_client
 from services.game.clock import deadline_ms
 from services.game.service import GameApplication
 from services.game.timers import RedisTurnTimers
 from services.game.values import NewGame
-from services.notifications import BotTookOver, GameOver, RedisNotifications, YourTurn
+from services.notifications import (
+    BotTookOver,
+    GameOver,
+    RedisNotifications,
+    TimerRunningOut,
+    YourTurn,
+)
 from services.stats import RedisStats
 
+#: RedisTurnTimers' wake times (a sorted set: game id -> Unix ms).
+WAKE_KEY = "verrater:{timers}:wake"
 SECRET = "lost-end-test-secret-at-least-32-bytes-long"
 RESEND_S = 0.3
 PEOPLE = ("pa", "pb", "pc")
@@ -49,6 +57,21 @@ async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: f
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout}s waiting until {what}")
         await asyncio.sleep(0.05)
+
+
+async def wake_up(redis_url: str, game_id: str) -> int | None:
+    """When the turn timers will look at the game next (Unix ms); None: never."""
+    async with redis_client(redis_url) as client:
+        wake = await client.zscore(WAKE_KEY, game_id)
+    return None if wake is None else int(wake)
+
+
+async def no_wake_up(redis_url: str, game_id: str) -> bool:
+    return await wake_up(redis_url, game_id) is None
+
+
+async def has_wake_up(redis_url: str, game_id: str, at_ms: int) -> bool:
+    return await wake_up(redis_url, game_id) == at_ms
 
 
 async def test_an_end_never_announced_reaches_the_stats_and_the_players(
@@ -97,8 +120,11 @@ async def test_an_end_never_announced_reaches_the_stats_and_the_players(
         received = await notifications.read("pb", "0-0", 100)
         over = [r.notification.kind for r in received if isinstance(r.notification.kind, GameOver)]
         assert over == [GameOver(1, state.vp[1], over[0].rank, tuple(state.winners))]  # type: ignore[union-attr]
-        # Once: the look is not set again, and nothing more is pushed.
-        await asyncio.sleep(4 * RESEND_S)
+        # Once: the look done, the game holds no wake-up (nothing will look at it again), and
+        # what the look sent is all out.
+        await eventually(lambda: no_wake_up(fresh_redis_url, game_id), "the look is done")
+        assert backend.publisher is not None
+        await backend.publisher.drain()
         assert len(await notifications.read("pb", "0-0", 100)) == len(received)
         assert len(await stats.finished_games("pb")) == 1
     finally:
@@ -122,9 +148,10 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
     the sweeper's next look at the person's turn that followed, or its warning when that comes
     first, can tell of the stand-in. `into_s`: how far into that turn the served clock jumps."""
     ahead_s = [0.0]  # how far the served replica's clock runs ahead of real time
+    frozen: list[float] = []  # the served replica's time, once it stops
 
     def clock() -> float:
-        return time.time() + ahead_s[0]
+        return frozen[0] if frozen else time.time() + ahead_s[0]
 
     notifications = RedisNotifications.from_url(fresh_redis_url)
     backend = await start_backend(
@@ -179,7 +206,25 @@ async def test_a_stand_in_never_announced_tells_its_person_a_bot_took_over(
                 acting,
                 after.version,
             )
-        await asyncio.sleep(4 * RESEND_S)  # once: nothing more is pushed
+        # Once: the sweeper looks at the game again late in the turn, past its warning and
+        # its look, which both repeat the stand-in's notifications (deduplicated). Its clock
+        # stops there, before the deadline; the next wake-up is the deadline once it is done.
+        rest_since = (await backend.game.resting(game_id))[1]
+        next_deadline = deadline_ms(after, rest_since)
+        assert next_deadline is not None
+        frozen.append(next_deadline / 1000 - 3)
+        await eventually(
+            lambda: has_wake_up(fresh_redis_url, game_id, next_deadline),
+            "the sweeper looked at the game late in the turn",
+        )
+        assert backend.publisher is not None
+        await backend.publisher.drain()
+        for acting in to_act(after):  # warned: the sweeper's warning, and its look, came
+            received = await notifications.read(PEOPLE[acting], "0-0", 100)
+            warnings = [r.notification.kind for r in received]
+            assert [
+                w.version for w in warnings if isinstance(w, TimerRunningOut) and w.seat == acting
+            ] == [after.version]
         assert await took_over() == [BotTookOver(seat, after.version)]
     finally:
         await backend.stop()

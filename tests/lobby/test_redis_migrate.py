@@ -5,13 +5,16 @@ seats and indexes, players their lists of tables and results; nothing old is lef
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
+from collections.abc import Awaitable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from services.devtools.redis_server import RedisServer
-from services.eventstore import redis_client
+from services.eventstore import TRANSIENT_REDIS_ERRORS, redis_client
 from services.lobby import model
 from services.lobby import redis_keys as keys
 from services.lobby.model import Player
@@ -23,6 +26,7 @@ from services.lobby.redis_migrate import (
 )
 from services.lobby.redis_store import RedisLobbyStore
 from tests.lobby.harness import running, waiting_table
+from tests.support.waiting import wait_until
 
 OLD = "verrater:{lobby}"
 HOST = Player("host01", "Hanna")
@@ -117,12 +121,39 @@ def test_every_old_key_kind_has_a_new_home() -> None:
     assert new_key("verrater:stream:{g1}") is None
 
 
+class _Tries:
+    """A Redis client that counts the commands that failed to reach Redis."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self.failed = 0
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._client, name)
+        if not callable(attribute):
+            return attribute
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = attribute(*args, **kwargs)
+            return self._counted(result) if inspect.isawaitable(result) else result
+
+        return call
+
+    async def _counted(self, result: Awaitable[Any]) -> Any:
+        try:
+            return await result
+        except TRANSIENT_REDIS_ERRORS:
+            self.failed += 1
+            raise
+
+
 async def test_a_lobby_that_starts_before_its_redis_waits_for_it(tmp_path: Path) -> None:
     server = RedisServer(tmp_path)  # not started yet: its port answers nothing
     client = redis_client(server.url)
+    tried = _Tries(client)
     try:
-        waiting = asyncio.create_task(migrate_when_reachable(client, max_delay_s=0.2))
-        await asyncio.sleep(0.5)
+        waiting = asyncio.create_task(migrate_when_reachable(tried, max_delay_s=0.2))  # type: ignore[arg-type]
+        await wait_until(lambda: tried.failed >= 3, "it tried three times")
         assert not waiting.done()  # still waiting, not failed
         await asyncio.to_thread(server.start)
         async with asyncio.timeout(30):
