@@ -269,14 +269,17 @@ async def test_a_command_sent_after_the_token_expired_ends_the_stream_unapplied(
 async def test_a_stream_ends_when_its_token_expires_though_nothing_flows(
     store: EventStore,
 ) -> None:
-    async with running_server(store) as (_, client):
+    now = [time.time()]
+    async with running_server(store, clock=lambda: now[0]) as (_, client):
         game_id = await client.create_game(4)
         seat = (await client.view(game_id, None)).turn.seats[0]
-        # Issued a minute before it expires, one to two seconds from now (whole seconds).
-        expiry = int(time.time()) + 2
+        # Issued a minute before it expires (whole seconds); the server's clock stands two
+        # seconds before its expiry when the stream opens.
+        expiry = int(now[0]) + 60
         token = client.issuer.mint(
             f"player-{seat}", game_id=game_id, seat=seat, ttl_seconds=60, now=expiry - 60
         )
+        now[0] = expiry - 2
         call = client.stub.Play(metadata=bearer(token))
         await call.write(_open(game_id))
         await _read(call)  # the turn; then the client sends nothing
