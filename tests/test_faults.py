@@ -30,6 +30,7 @@ from services.codec import decode_record
 from services.devtools.redis_server import RedisServer
 from services.eventstore import RedisEventStore
 from services.rpc import Role, TokenIssuer, bearer
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "faults-test-secret-at-least-32-bytes-long"
@@ -186,7 +187,8 @@ def test_redis_restarting_with_aof_mid_game_costs_retries_not_events(
                     await player.step(stub)  # type: ignore[arg-type]
                 persistent_redis.kill()  # a crash: only what AOF fsynced survives
                 down = asyncio.create_task(player.step(stub))  # type: ignore[arg-type]
-                await asyncio.sleep(1.0)
+                # Restarted once the player has felt the crash (a refused decision, retried).
+                await wait_until(lambda: player.retryable_errors > 0, "the crash is felt", 30)
                 persistent_redis.start()
                 await down
                 while await player.step(stub):  # type: ignore[arg-type]

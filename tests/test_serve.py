@@ -31,6 +31,7 @@ from services.bench.common import free_port, wait_until_serving
 from services.codec import decode_record
 from services.eventstore import RedisEventStore
 from services.rpc import DEVELOPMENT_SECRET, Role, TokenIssuer, bearer
+from tests.support.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "serve-test-secret-at-least-32-bytes-long"
@@ -179,7 +180,10 @@ def test_sigterm_finishes_in_flight_commands_and_loses_no_event(fresh_redis_url:
                 await wait_until_serving(channel)
             acknowledged: dict[str, set[str]] = {}
             players = [asyncio.create_task(_hammer(port, issuer, acknowledged)) for _ in range(3)]
-            await asyncio.sleep(1.5)
+            # The signal comes in full play: once commands got in, with more under way.
+            await wait_until(
+                lambda: sum(map(len, acknowledged.values())) > 10, "commands got in", 60
+            )
             os.killpg(child.pid, signal.SIGTERM)
             await asyncio.gather(*players)
             return acknowledged
