@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 # The API's last release: `buf breaking` compares the contract with its image (see proto/README.md).
 RELEASE_IMAGE := proto/releases/v1.0.0.json
 
-.PHONY: run play test lint contracts api bench proto-release web clean
+.PHONY: run play test lint contracts api bench proto-release corpus web clean
 
 $(BIN)/verrater: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ api: $(BIN)/verrater
 # Freeze the contract as released: write its image for `buf breaking` (then tag the commit).
 proto-release: $(BIN)/verrater
 	$(BIN)/buf build --exclude-source-info -o $(RELEASE_IMAGE)
+
+# Record a release's games, as exported and as stored in Redis, for every later release to read
+# (tests/corpus/README.md): once per release, with `make proto-release`. Never again after.
+corpus: $(BIN)/verrater
+	@test -n "$(RELEASE)" || { echo "usage: make corpus RELEASE=v1.1.0" >&2; exit 2; }
+	$(BIN)/python -m tests.corpus.record $(RELEASE)
 
 # The page (web/): npm packages from the lockfile, TypeScript generated from proto/, a Vite build
 # into services/web/static (shipped in the package), and the manifest that says what it was built
