@@ -33,8 +33,6 @@ from services.notifications import (
 )
 from services.stats import RedisStats
 
-#: RedisTurnTimers' wake times (a sorted set: game id -> Unix ms).
-WAKE_KEY = "verrater:{timers}:wake"
 SECRET = "lost-end-test-secret-at-least-32-bytes-long"
 RESEND_S = 0.3
 PEOPLE = ("pa", "pb", "pc")
@@ -61,8 +59,13 @@ async def eventually(check: Callable[[], Awaitable[bool]], what: str, timeout: f
 
 async def wake_up(redis_url: str, game_id: str) -> int | None:
     """When the turn timers will look at the game next (Unix ms); None: never."""
-    async with redis_client(redis_url) as client:
-        wake = await client.zscore(WAKE_KEY, game_id)
+    timers = RedisTurnTimers.from_url(redis_url)
+    wake_key, _ = timers.keys_of(game_id)  # its bucket's wake times: game id -> Unix ms
+    try:
+        async with redis_client(redis_url) as client:
+            wake = await client.zscore(wake_key, game_id)
+    finally:
+        await timers.close()
     return None if wake is None else int(wake)
 
 
