@@ -1,13 +1,15 @@
 // The services as the page reaches them: gRPC-Web clients generated from proto/ (src/gen, made
 // by `npm run generate`), the bearer token in each call's metadata, and refusals decoded from the
-// status details as docs/CLIENTS.md describes (branch on the reason, show the message).
+// status details as docs/CLIENTS.md describes (branch on the reason, word it in the page's
+// language).
 import { Code, ConnectError, createClient, type CallOptions } from "@connectrpc/connect";
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
 import { AiService } from "./gen/verrater/v1/ai_pb";
-import { RuleViolationDetailSchema } from "./gen/verrater/v1/errors_pb";
+import { RuleViolationDetailSchema, ViolationCode } from "./gen/verrater/v1/errors_pb";
 import { GameService } from "./gen/verrater/v1/game_pb";
 import { LobbyService } from "./gen/verrater/v1/lobby_pb";
+import { t, tDynamic, type Params } from "./i18n";
 
 const transport = createGrpcWebTransport({
   baseUrl: window.location.origin,
@@ -22,41 +24,39 @@ export function auth(token: string, signal?: AbortSignal): CallOptions {
   return { headers: { authorization: `Bearer ${token}` }, signal };
 }
 
-/** A refused call as the page shows it: the stable reason, and the words for people. */
+/** A refused call as the page reads it: the status code, the stable reason and its metadata. */
 export interface Refusal {
   code: Code;
   reason: string;
-  message: string;
   metadata: Record<string, string>;
 }
 
 export function refusal(error: unknown): Refusal {
   const failure = ConnectError.from(error);
   const info = failure.findDetails(ErrorInfoSchema)[0];
-  const rule = failure.findDetails(RuleViolationDetailSchema)[0];
   return {
     code: failure.code,
     reason: info?.reason ?? Code[failure.code] ?? "UNKNOWN",
-    message: rule?.message || failure.rawMessage,
     metadata: info?.metadata ?? {},
   };
 }
 
-/** What to tell a person about a refusal: the rules' own words, or what to do next. */
+/** What to tell a person about a refusal, in the page's language: worded from the stable
+ * reason and its metadata (docs/CLIENTS.md, "Reasons"), and for a rule the game refused, from
+ * the rule's code; never the server's English message. */
 export function explain(error: unknown): string {
   const refused = refusal(error);
-  switch (refused.reason) {
-    case "STALE_VERSION":
-      return "The game moved on before your move arrived: look at the board again.";
-    case "RATE_LIMITED":
-      return "Too many requests: wait a moment and try again.";
-    case "STORE_UNAVAILABLE":
-    case "GAME_SERVICE_UNAVAILABLE":
-    case "BUSY":
-      return "The server is busy: try again in a moment.";
-    default:
-      return refused.message;
+  const failure = ConnectError.from(error);
+  const rule = failure.findDetails(RuleViolationDetailSchema)[0];
+  if (refused.reason === "RULE_VIOLATION" && rule) {
+    const name = ViolationCode[rule.code] ?? "UNSPECIFIED";
+    return tDynamic(`violation.${name}`, refused.metadata, t("violation.UNSPECIFIED"));
   }
+  const params: Params = { ...refused.metadata };
+  if (refused.metadata.retry_after_ms) {
+    params.seconds = Math.max(1, Math.ceil(Number(refused.metadata.retry_after_ms) / 1000));
+  }
+  return tDynamic(`reason.${refused.reason}`, params, t("reason.UNKNOWN", { reason: refused.reason }));
 }
 
 /** A random id for request_id and command_id (works without a secure context, unlike

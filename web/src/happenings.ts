@@ -1,45 +1,87 @@
-// One line for people per notable event of a watched game ("Anna plays 3 + 5"); automatic
-// bookkeeping (phases beginning, cards dealt) says nothing.
+// One line for people per notable event of a game ("Anna plays 3 + 5"); automatic bookkeeping
+// (phases beginning, cards dealt) says nothing.
 import type { GameEvent } from "./gen/verrater/v1/events_pb";
 import type { PlayerView } from "./gen/verrater/v1/view_pb";
-import { ACTION, HOUSE, LANDSCAPE, SIDE, seatName } from "./words";
+import { list, t } from "./i18n";
+import { actionName, houseName, landAt, seatName, sideName } from "./words";
 
 export function describe(event: GameEvent, view: PlayerView): string | null {
   const happened = event.event;
-  const at = (position: number) =>
-    `${LANDSCAPE[view.ring[position]?.type] ?? "landscape"} (${position})`;
+  const who = (seat: number) => seatName(view, seat);
   switch (happened.case) {
     case "firstEstatePlaced":
-      return `${seatName(view, happened.value.seat)} places an estate at ${at(happened.value.position)}`;
+      return t("event.first_estate", { seat: who(happened.value.seat), land: landAt(view, happened.value.position) });
+    case "roundStarted":
+      return t("event.round_started", { round: happened.value.round, seat: who(happened.value.startPlayer) });
     case "conflictChosen":
-      return `${seatName(view, happened.value.seat)} marks ${at(happened.value.first)} against ${at(happened.value.second)}`;
+      return t("event.conflict_chosen", {
+        seat: who(happened.value.seat),
+        a: landAt(view, happened.value.first),
+        b: landAt(view, happened.value.second),
+      });
+    case "actionCardPicked":
+      return t("event.picked", { seat: who(happened.value.seat) });
     case "supplyPlayed": {
       const cards = happened.value.cards;
-      return `${seatName(view, happened.value.seat)} plays ${cards.length ? cards.join(" + ") : "no cards"}`;
+      return cards.length
+        ? t("event.plays", { seat: who(happened.value.seat), cards: cards.join(" + ") })
+        : t("event.plays_none", { seat: who(happened.value.seat) });
     }
+    case "actionCardsRevealed":
+      return t("event.revealed", {
+        picks: list(
+          happened.value.picks
+            .map((pick, seat) => (pick.card ? t("event.revealed_pick", { seat: who(seat), card: actionName(pick.card) }) : ""))
+            .filter(Boolean),
+        ),
+      });
     case "allegianceSwitched":
-      return `${seatName(view, happened.value.seat)} betrays and backs ${HOUSE[happened.value.house]}`;
+      return t("event.betrays", { seat: who(happened.value.seat), house: houseName(happened.value.house) });
     case "conflictResolved":
       return happened.value.winner
-        ? `${HOUSE[happened.value.winner]} wins the conflict`
-        : "The conflict is a tie";
+        ? t("event.conflict_won", {
+            house: houseName(happened.value.winner),
+            eagle: happened.value.eagleStrength,
+            rose: happened.value.roseStrength,
+          })
+        : t("event.conflict_tie", { eagle: happened.value.eagleStrength, rose: happened.value.roseStrength });
     case "pointsAwarded":
-      return `${seatName(view, happened.value.seat)} gains ${happened.value.points} VP`;
+      return t("event.points", { seat: who(happened.value.seat), count: happened.value.points });
     case "landscapeFlipped":
-      return `${at(happened.value.position)} goes to ${HOUSE[happened.value.house]}`;
+      return t("event.flipped", { land: landAt(view, happened.value.position), house: houseName(happened.value.house) });
     case "buildingPlaced":
-      return `${seatName(view, happened.value.seat)} builds a ${SIDE[happened.value.side]} at ${at(happened.value.position)}`;
+      return t("event.builds", {
+        seat: who(happened.value.seat),
+        side: sideName(happened.value.side),
+        land: landAt(view, happened.value.position),
+      });
     case "buildingFlipped":
-      return `${seatName(view, happened.value.seat)} turns the building at ${at(happened.value.position)} to a ${SIDE[happened.value.side]}`;
+      return t("event.turns", {
+        seat: who(happened.value.seat),
+        side: sideName(happened.value.side),
+        land: landAt(view, happened.value.position),
+      });
+    case "buildingMoved":
+      return t("event.moves", {
+        seat: who(happened.value.seat),
+        from: landAt(view, happened.value.origin),
+        to: landAt(view, happened.value.destination),
+        side: sideName(happened.value.side),
+      });
     case "buildPassed":
-      return `${seatName(view, happened.value.seat)} builds nothing`;
-    case "actionCardsRevealed":
-      return `Action cards revealed: ${happened.value.picks
-        .map((pick, seat) => (pick.card ? `${seatName(view, seat)} ${ACTION[pick.card]}` : ""))
-        .filter(Boolean)
-        .join(", ")}`;
+      return t("event.builds_nothing", { seat: who(happened.value.seat) });
+    case "cardsDrawn":
+      return happened.value.count
+        ? t("event.draws", { seat: who(happened.value.seat), count: happened.value.count })
+        : null;
+    case "cardsDiscarded":
+      return t("event.discards", { seat: who(happened.value.seat), count: happened.value.cards.length });
+    case "discardPileReshuffled":
+      return t("event.reshuffled", { count: happened.value.size });
     case "roundEnded":
-      return `Round ${happened.value.round} ends`;
+      return t("event.round_ended", { round: happened.value.round });
+    case "gameEnded":
+      return t("event.game_ended");
     default:
       return null;
   }

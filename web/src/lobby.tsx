@@ -5,9 +5,10 @@ import { auth, explain, lobby, newId, refusal, sleep } from "./api";
 import { GameScreen } from "./game";
 import { BotLevel } from "./gen/verrater/v1/events_pb";
 import { TableStatus, type MyGame, type Table } from "./gen/verrater/v1/lobby_pb";
-import { go } from "./routes";
+import { go, link } from "./routes";
 import { forget, Session, type Seat } from "./session";
-import { BOT } from "./words";
+import { t } from "./i18n";
+import { botName, enumValues } from "./words";
 
 export function Register(props: { onRegistered: (session: Session) => void }) {
   const [name, setName] = useState("");
@@ -26,13 +27,10 @@ export function Register(props: { onRegistered: (session: Session) => void }) {
   };
   return (
     <section class="panel narrow" aria-labelledby="register-title">
-      <h1 id="register-title">Welcome to Verräter</h1>
-      <p>
-        Two houses, Eagle and Rose, fight over twelve landscapes. You back one of them, and may
-        betray it when the other side pays better.
-      </p>
+      <h1 id="register-title">{t("register.title")}</h1>
+      <p>{t("register.intro")}</p>
       <form onSubmit={submit}>
-        <label for="name">Your name</label>
+        <label for="name">{t("register.name")}</label>
         <input
           id="name"
           name="name"
@@ -44,32 +42,31 @@ export function Register(props: { onRegistered: (session: Session) => void }) {
           onInput={(e) => setName(e.currentTarget.value)}
         />
         <button type="submit" disabled={busy}>
-          Start playing
+          {t("register.start")}
         </button>
       </form>
-      <p class="hint">
-        This browser keeps your guest key, so a reload or a new tab brings you back to your games.
-      </p>
+      <p class="hint">{t("register.kept")}</p>
       {problem && <p role="alert" class="problem">{problem}</p>}
     </section>
   );
 }
 
-const LEVELS = [BotLevel.EASY, BotLevel.NORMAL, BotLevel.HARD];
+/** Every bot level the contract names, easiest first: a level it gains is offered as it is. */
+const LEVELS: BotLevel[] = enumValues(BotLevel);
 
 function statusWords(game: MyGame): string {
-  if (game.finished) return `finished: ${game.finalVp} VP, rank ${game.rank}`;
+  if (game.finished) return t("games.finished", { vp: game.finalVp, rank: game.rank });
   switch (game.status) {
     case TableStatus.STARTED:
-      return `round ${game.round}${game.yourTurn ? ", your turn" : ""}`;
+      return t(game.yourTurn ? "games.your_turn" : "games.round", { round: game.round });
     case TableStatus.OPEN:
-      return "waiting for players";
+      return t("games.open");
     case TableStatus.FULL:
-      return "full, waiting to start";
+      return t("games.full");
     case TableStatus.STARTING:
-      return "starting";
+      return t("games.starting");
     default:
-      return "closed";
+      return t("games.closed");
   }
 }
 
@@ -144,64 +141,65 @@ export function Home(props: { session: Session; onForget: () => void }) {
   return (
     <div class="home">
       <section class="panel" aria-labelledby="new-title">
-        <h1 id="new-title">New game</h1>
+        <h1 id="new-title">{t("home.new")}</h1>
         <div class="options">
           <label>
-            Players{" "}
+            {t("home.players")}{" "}
             <select value={size} onChange={(e) => setSize(Number(e.currentTarget.value))}>
               <option value={3}>3</option>
               <option value={4}>4</option>
             </select>
           </label>
           <label>
-            Bots{" "}
+            {t("home.bots")}{" "}
             <select value={level} onChange={(e) => setLevel(Number(e.currentTarget.value))}>
               {LEVELS.map((value) => (
-                <option value={value}>{BOT[value]}</option>
+                <option value={value}>{botName(value)}</option>
               ))}
             </select>
           </label>
           <label>
-            Turn clock{" "}
+            {t("home.clock")}{" "}
             <select value={timer} onChange={(e) => setTimer(Number(e.currentTarget.value))}>
-              <option value={0}>none</option>
-              <option value={60}>1 minute</option>
-              <option value={300}>5 minutes</option>
-              <option value={86400}>1 day</option>
+              <option value={0}>{t("home.clock_none")}</option>
+              <option value={60}>{t("home.minutes", { count: 1 })}</option>
+              <option value={300}>{t("home.minutes", { count: 5 })}</option>
+              <option value={86400}>{t("home.days", { count: 1 })}</option>
             </select>
           </label>
         </div>
         <div class="actions">
           <button onClick={withBots} disabled={busy}>
-            Play against bots
+            {t("home.bots_game")}
           </button>
           <button onClick={quickMatch} disabled={busy}>
-            Quick match
+            {t("home.quick")}
           </button>
           <button onClick={privateTable} disabled={busy}>
-            Private table for friends
+            {t("home.private")}
           </button>
         </div>
         {problem && <p role="alert" class="problem">{problem}</p>}
       </section>
 
       <section class="panel" aria-labelledby="games-title">
-        <h2 id="games-title">Your games</h2>
+        <h2 id="games-title">{t("games.title")}</h2>
         {games === null ? (
-          <p>Looking for your games…</p>
+          <p>{t("games.loading")}</p>
         ) : games.length === 0 ? (
-          <p>No games yet.</p>
+          <p>{t("games.none")}</p>
         ) : (
           <ul class="games">
             {games.map((item) => (
               <li>
-                <span>
-                  Table {item.tableId.slice(0, 6)}: {statusWords(item)}
-                </span>{" "}
+                <span>{t("games.item", { table: item.tableId, status: statusWords(item) })}</span>{" "}
                 {item.finished ? (
-                  <a href={`#watch/${item.gameId}`}>Final board</a>
+                  <>
+                    <a href={`#watch/${item.gameId}`}>{t("games.final_board")}</a> ·{" "}
+                    <a href={`#replay/${item.gameId}`}>{t("games.replay")}</a>
+                  </>
                 ) : (
-                  <a href={`#play/${item.tableId}`}>{item.gameId ? "Resume" : "Open"}</a>
+                  <a href={`#play/${item.tableId}`}>{item.gameId ? t("games.resume") : t("games.open_table")}</a>
                 )}
               </li>
             ))}
@@ -210,7 +208,7 @@ export function Home(props: { session: Session; onForget: () => void }) {
       </section>
 
       <section class="panel" aria-labelledby="join-title">
-        <h2 id="join-title">Join or watch</h2>
+        <h2 id="join-title">{t("join.title")}</h2>
         <form
           class="inline"
           onSubmit={(e) => {
@@ -219,14 +217,14 @@ export function Home(props: { session: Session; onForget: () => void }) {
           }}
         >
           <label>
-            Table{" "}
+            {t("join.table")}{" "}
             <input value={joinTable} required onInput={(e) => setJoinTable(e.currentTarget.value)} />
           </label>
           <label>
-            Invite code{" "}
+            {t("join.code")}{" "}
             <input value={joinCode} onInput={(e) => setJoinCode(e.currentTarget.value)} />
           </label>
-          <button type="submit">Join</button>
+          <button type="submit">{t("join.join")}</button>
         </form>
         <form
           class="inline"
@@ -236,24 +234,23 @@ export function Home(props: { session: Session; onForget: () => void }) {
           }}
         >
           <label>
-            Game{" "}
+            {t("join.game")}{" "}
             <input value={watchGame} required onInput={(e) => setWatchGame(e.currentTarget.value)} />
           </label>
-          <button type="submit">Watch</button>
+          <button type="submit">{t("join.watch")}</button>
         </form>
         <p class="hint">
-          Playing on another device? Keep this page's guest key safe; you are{" "}
-          <strong>{session.identity.name}</strong>.{" "}
+          {t("join.you_are", { name: session.identity.name })}{" "}
           <button
             class="link"
             onClick={() => {
-              if (window.confirm("Forget this guest? Its games stay on the server.")) {
+              if (window.confirm(t("join.forget_confirm"))) {
                 forget();
                 props.onForget();
               }
             }}
           >
-            Forget me
+            {t("join.forget")}
           </button>
         </p>
       </section>
@@ -281,9 +278,9 @@ export function JoinScreen(props: { session: Session; tableId: string; code: str
   }, [props.tableId, props.code]);
   return (
     <section class="panel narrow">
-      <h1>Joining the table…</h1>
+      <h1>{t("join.joining")}</h1>
       {problem && <p role="alert" class="problem">{problem}</p>}
-      <a href="#">Back to the lobby</a>
+      <a href="#">{t("nav.lobby")}</a>
     </section>
   );
 }
@@ -319,7 +316,7 @@ export function TableScreen(props: { session: Session; tableId: string }) {
           if (stop.signal.aborted) return;
           const refused = refusal(error);
           if (["TABLE_NOT_FOUND", "NOT_SEATED", "INVALID_ID"].includes(refused.reason)) {
-            setProblem(refused.message);
+            setProblem(explain(error));
             return;
           }
           if (refused.reason === "TOKEN_EXPIRED") session.drop();
@@ -337,9 +334,7 @@ export function TableScreen(props: { session: Session; tableId: string }) {
   }
   const host = table?.hostPlayerId === session.identity.playerId;
   const free = table ? table.seats.filter((s) => !s.playerId).length : 0;
-  const link = table
-    ? `${window.location.origin}/#join/${table.tableId}/${encodeURIComponent(table.inviteCode)}`
-    : "";
+  const invite = table ? link(`#join/${table.tableId}/${encodeURIComponent(table.inviteCode)}`) : "";
   const hostAct = async (work: (token: string) => Promise<unknown>) => {
     try {
       await work(await session.token());
@@ -349,31 +344,35 @@ export function TableScreen(props: { session: Session; tableId: string }) {
   };
   return (
     <section class="panel narrow" aria-labelledby="table-title">
-      <h1 id="table-title">Table {tableId.slice(0, 6)}</h1>
+      <h1 id="table-title">{t("table.title", { table: tableId })}</h1>
       {!table ? (
-        <p>Loading the table…</p>
+        <p>{t("table.loading")}</p>
       ) : (
         <>
           <p aria-live="polite">
             {table.status === TableStatus.CLOSED
-              ? "This table was closed."
+              ? t("table.closed")
               : free
-                ? `Waiting for ${free} more player${free > 1 ? "s" : ""}.`
-                : "The table is full."}
+                ? t("table.waiting", { count: free })
+                : t("table.full")}
           </p>
           <ol class="seats">
             {table.seats.map((s) => (
               <li class={`seat-${s.seat}`}>
-                {s.displayName || (s.playerId ? "a player" : "free seat")}
-                {s.botLevel ? ` (${BOT[s.botLevel]})` : ""}
+                {s.displayName || (s.playerId ? t("table.a_player") : t("table.free_seat"))}
+                {s.botLevel ? ` (${botName(s.botLevel)})` : ""}
               </li>
             ))}
           </ol>
           {table.private && table.inviteCode && (
             <p>
-              Invite link: <input readOnly value={link} aria-label="Invite link" class="wide" />
+              <label>
+                {t("table.invite_link")} <input readOnly value={invite} class="wide" />
+              </label>
               <br />
-              Invite code: <strong>{table.inviteCode}</strong>
+              {t("table.id_label")} <strong data-testid="table-id">{table.tableId}</strong>
+              <br />
+              {t("table.invite_code")} <strong data-testid="invite-code">{table.inviteCode}</strong>
             </p>
           )}
           {host && table.status === TableStatus.OPEN && (
@@ -384,7 +383,7 @@ export function TableScreen(props: { session: Session; tableId: string }) {
                 )
               }
             >
-              Add a bot
+              {t("table.add_bot")}
             </button>
           )}
           {host && table.status === TableStatus.FULL && (
@@ -393,14 +392,14 @@ export function TableScreen(props: { session: Session; tableId: string }) {
                 hostAct((token) => lobby.startGame({ tableId, requestId: newId() }, auth(token)))
               }
             >
-              Start the game
+              {t("table.start")}
             </button>
           )}
         </>
       )}
       {problem && <p role="alert" class="problem">{problem}</p>}
       <p>
-        <a href="#">Back to the lobby</a>
+        <a href="#">{t("nav.lobby")}</a>
       </p>
     </section>
   );

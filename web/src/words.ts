@@ -1,80 +1,65 @@
-// Names the page prints for the contract's enums and seats (RULES.md's English names).
+// Names the page prints for the contract's enums and seats, from the catalogs (i18n.ts): the
+// key is the enum value's name ("house.EAGLE", "bot.HARD"), so a value the contract gains is
+// looked up by its name too, and shows its name until the catalogs know it.
 import { ActionCard, BuildingSide, House, LandscapeType } from "./gen/verrater/v1/cards_pb";
 import { BotLevel, Phase } from "./gen/verrater/v1/events_pb";
 import type { ActionCardSpec } from "./gen/verrater/v1/ruleset_pb";
 import { DecisionKind, type PlayerView } from "./gen/verrater/v1/view_pb";
+import { t, tDynamic, type Params } from "./i18n";
 
-export const HOUSE: Record<number, string> = {
-  [House.EAGLE]: "Eagle",
-  [House.ROSE]: "Rose",
-};
+type NumericEnum = Record<number, string>;
 
-export const LANDSCAPE: Record<number, string> = {
-  [LandscapeType.WASTELAND]: "Wasteland",
-  [LandscapeType.MEADOW]: "Meadow",
-  [LandscapeType.RIVER]: "River",
-  [LandscapeType.FOREST]: "Forest",
-  [LandscapeType.VILLAGE]: "Village",
-  [LandscapeType.CITY]: "City",
-};
+function named(prefix: string, values: NumericEnum, value: number | undefined, params?: Params) {
+  const name = value === undefined ? undefined : values[value];
+  if (!name) return "?";
+  return tDynamic(`${prefix}.${name}`, params, name.toLowerCase().replace(/_/g, " "));
+}
 
-export const ACTION: Record<number, string> = {
-  [ActionCard.TRAITOR]: "Traitor",
-  [ActionCard.DIPLOMAT2]: "Diplomat 2",
-  [ActionCard.DIPLOMAT5]: "Diplomat 5",
-  [ActionCard.BUILDER]: "Builder",
-  [ActionCard.STRATEGIST]: "Strategist",
-  [ActionCard.FARMER]: "Farmer",
-};
+/** Every value of a generated enum but UNSPECIFIED, in number order: a value the contract gains
+ * (a new bot level) is listed without a change here. */
+export function enumValues(values: NumericEnum): number[] {
+  return Object.keys(values)
+    .map(Number)
+    .filter((value) => Number.isInteger(value) && value > 0)
+    .sort((a, b) => a - b);
+}
 
-export const SIDE: Record<number, string> = {
-  [BuildingSide.ESTATE]: "estate",
-  [BuildingSide.TRADING_POST]: "trading post",
-};
-
-export const PHASE: Record<number, string> = {
-  [Phase.SETUP]: "Setup",
-  [Phase.FIRST_ESTATES]: "First estates",
-  [Phase.CONFLICT]: "Conflict",
-  [Phase.DRAFT]: "Draft",
-  [Phase.SUPPLY]: "Supply",
-  [Phase.BUILD]: "Build",
-  [Phase.HAND_LIMIT]: "Hand limit",
-  [Phase.GAME_OVER]: "Game over",
-};
-
-export const BOT: Record<number, string> = {
-  [BotLevel.EASY]: "easy bot",
-  [BotLevel.NORMAL]: "normal bot",
-  [BotLevel.HARD]: "hard bot",
-};
-
-/** What a decision asks, for the status line: "must <what>". */
-export const DECISION: Record<number, string> = {
-  [DecisionKind.PLACE_FIRST_ESTATE]: "place a first estate",
-  [DecisionKind.CHOOSE_CONFLICT]: "choose the conflict",
-  [DecisionKind.PICK_ACTION_CARD]: "pick an action card",
-  [DecisionKind.PLAY_SUPPLY]: "play supply cards",
-  [DecisionKind.BUILD]: "build",
-  [DecisionKind.DISCARD]: "discard down to 5 cards",
-};
+export const houseName = (house: House | undefined) => named("house", House, house);
+export const landName = (type: LandscapeType | undefined) => named("land", LandscapeType, type);
+export const actionName = (card: ActionCard | undefined) => named("action", ActionCard, card);
+export const sideName = (side: BuildingSide | undefined) => named("side", BuildingSide, side);
+export const phaseName = (phase: Phase | undefined) => named("phase", Phase, phase);
+export const botName = (level: BotLevel) => named("bot", BotLevel, level);
+/** What a decision asks, after "must" / "Your turn:". */
+export const decisionWords = (kind: DecisionKind | undefined) => named("decision", DecisionKind, kind);
+/** The decision's stable name for the page's hooks ("play-supply"), whatever the language. */
+export const decisionId = (kind: DecisionKind | undefined) =>
+  kind ? (DecisionKind[kind] ?? "").toLowerCase().replace(/_/g, "-") : "";
+/** The house's stable name for classes ("eagle"). */
+export const houseClass = (house: House | undefined) =>
+  house ? `house-${(House[house] ?? "").toLowerCase()}` : "";
 
 export function seatName(view: PlayerView, seat: number): string {
   const who = view.seats[seat];
-  const name = who?.name || `Seat ${seat + 1}`;
-  return view.seat === seat ? `${name} (you)` : name;
+  const name = who?.name || t("seat.numbered", { number: seat + 1 });
+  return view.seat === seat ? t("seat.you", { name }) : name;
+}
+
+/** A landscape by its name and ring position: "Village (3)". */
+export function landAt(view: PlayerView, position: number): string {
+  return t("land.at", { land: landName(view.ring[position]?.type), position });
 }
 
 /** What an action card does, from its spec in the ruleset (never from literals here). */
 export function actionEffect(spec: ActionCardSpec): string {
   const parts: string[] = [];
-  if (spec.switchesHouse) parts.push("switch to the other house before the conflict is resolved");
-  if (spec.conflictPoints) parts.push(`+${spec.conflictPoints} strength for your house`);
-  if (spec.victoryPoints) parts.push(`${spec.victoryPoints} VP`);
-  if (spec.takesStrategist) parts.push("take the strategy card");
-  if (spec.builds) parts.push("build, flip or pass");
-  if (spec.replacesEstateDraw) parts.push(`draw ${spec.cardsDrawn} cards instead of your estates' cards`);
-  else if (spec.cardsDrawn) parts.push(`draw ${spec.cardsDrawn} more card${spec.cardsDrawn > 1 ? "s" : ""}`);
+  if (spec.switchesHouse) parts.push(t("effect.switches"));
+  if (spec.conflictPoints) parts.push(t("effect.strength", { count: spec.conflictPoints }));
+  if (spec.victoryPoints) parts.push(t("effect.vp", { count: spec.victoryPoints }));
+  if (spec.takesStrategist) parts.push(t("effect.strategist"));
+  if (spec.builds) parts.push(t("effect.builds"));
+  if (spec.replacesEstateDraw) parts.push(t("effect.farmer", { count: spec.cardsDrawn }));
+  else if (spec.cardsDrawn) parts.push(t("effect.draws", { count: spec.cardsDrawn }));
   return parts.join("; ");
 }
 
