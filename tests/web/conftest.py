@@ -42,6 +42,13 @@ MISSING = (
     "(apt-get install chromium) to run them; .ci/run does."
 )
 _SKIPPED = pytest.StashKey[bool]()
+#: axe-core, the accessibility checker, from npm (web/package.json's devDependencies).
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+AXE_MISSING = (
+    "ACCESSIBILITY CHECKS SKIPPED: axe-core is not installed ({}). Run `make web` (or `npm ci` "
+    "in web/) to install it; .ci/run does."
+)
+_AXE_SKIPPED = pytest.StashKey[bool]()
 
 
 def chromium() -> str | None:
@@ -112,6 +119,16 @@ def browser(request: pytest.FixtureRequest) -> Iterator[Any]:
             launched.close()
 
 
+@pytest.fixture(scope="module")
+def axe(request: pytest.FixtureRequest) -> str:
+    """axe-core's script, to inject into pages (contexts made with bypass_csp: the door's CSP
+    forbids scripts it did not serve)."""
+    if not AXE.is_file():
+        request.config.stash[_AXE_SKIPPED] = True
+        pytest.skip(AXE_MISSING.format(AXE.relative_to(ROOT)))
+    return AXE.read_text()
+
+
 @pytest.fixture
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -124,3 +141,6 @@ def pytest_terminal_summary(
     if config.stash.get(_SKIPPED, False):
         terminalreporter.write_sep("!", "BROWSER TESTS SKIPPED", red=True, bold=True)
         terminalreporter.write_line(MISSING.format(", ".join(CHROMIUM_CANDIDATES)), red=True)
+    if config.stash.get(_AXE_SKIPPED, False):
+        terminalreporter.write_sep("!", "ACCESSIBILITY CHECKS SKIPPED", red=True, bold=True)
+        terminalreporter.write_line(AXE_MISSING.format(AXE.relative_to(ROOT)), red=True)

@@ -150,6 +150,7 @@ def discard(page: Any) -> None:
 
 def play_to_the_end(
     page: Any,
+    *,
     on_turn: Callable[[Any], None] | None = None,
     on_pause: Callable[[Any, int], None] | None = None,
     preferred: tuple[str, ...] = PREFERRED_CARDS,

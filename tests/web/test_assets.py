@@ -3,6 +3,7 @@ generated protobuf code: recomputed here without npm (services/web/assets.py).""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -37,3 +38,14 @@ def test_a_changed_source_or_an_edited_build_is_stale(tmp_path: Path) -> None:
     page = assets / "index.html"
     page.write_text(page.read_text() + "<!-- edited -->")
     assert any("not the ones the build wrote" in problem for problem in problems(root, assets))
+
+
+#: The page's JavaScript budget, gzipped (issue 37): what a phone downloads before the lobby.
+JS_BUDGET_BYTES = 150 * 1024
+
+
+def test_the_pages_javascript_stays_within_its_budget() -> None:
+    scripts = sorted((ASSETS_DIR / "assets").glob("*.js"))
+    assert scripts, "the page has its script"
+    gzipped = sum(len(gzip.compress(path.read_bytes(), compresslevel=9)) for path in scripts)
+    assert gzipped <= JS_BUDGET_BYTES, f"{gzipped} bytes gzipped, over {JS_BUDGET_BYTES}"

@@ -49,7 +49,9 @@ def watched(page: Any) -> list[str]:
     page.on("pageerror", lambda error: failures.append(f"error: {error}"))
     page.on(
         "console",
-        lambda message: failures.append(f"console: {message.text}") if message.type == "error" else None,
+        lambda message: (
+            failures.append(f"console: {message.text}") if message.type == "error" else None
+        ),
     )
     page.on("requestfailed", lambda request: failures.append(f"failed: {request.url}"))
     return failures

@@ -60,9 +60,7 @@ def _seconds(text: str) -> int:
     return int(found.group(1)) * 60 + int(found.group(2))
 
 
-def test_the_turn_clock_never_shows_more_than_the_turn_allows(
-    browser: Any, served: Served
-) -> None:
+def test_the_turn_clock_never_shows_more_than_the_turn_allows(browser: Any, served: Served) -> None:
     """A one-minute table, the browser's clock 5 s behind the server's (a phone's can be): the
     page counts from the server's clock (the batches' recorded_at_ms), never past the turn."""
     context = browser.new_context(viewport=DESKTOP, **ENGLISH)
@@ -113,9 +111,7 @@ def test_a_mandatory_discard_cannot_be_skipped(browser: Any, served: Served) -> 
     context.close()
 
 
-def test_the_final_scores_are_on_screen_when_the_game_ends(
-    browser: Any, served: Served
-) -> None:
+def test_the_final_scores_are_on_screen_when_the_game_ends(browser: Any, served: Served) -> None:
     context = browser.new_context(viewport=DESKTOP, **ENGLISH)
     page = context.new_page()
     register(page, served, "Finisher")
@@ -134,9 +130,7 @@ SLIPS = (
 )
 
 
-def test_on_a_phone_the_status_stays_and_the_words_read_right(
-    browser: Any, served: Served
-) -> None:
+def test_on_a_phone_the_status_stays_and_the_words_read_right(browser: Any, served: Served) -> None:
     context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, **ENGLISH)
     page = context.new_page()
     register(page, served, "Thumb")
@@ -150,8 +144,10 @@ def test_on_a_phone_the_status_stays_and_the_words_read_right(
 
     def on_turn(page: Any) -> None:
         page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")
-        for what, where in (("status line", page.get_by_test_id("status")),
-                            ("clock", page.locator(".status .clock"))):
+        for what, where in (
+            ("status line", page.get_by_test_id("status")),
+            ("clock", page.locator(".status .clock")),
+        ):
             box = where.bounding_box()
             if not box or box["y"] < 0 or box["y"] + box["height"] > PHONE["height"]:
                 problems.append(f"the {what} scrolled out of sight")

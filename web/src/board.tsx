@@ -94,15 +94,10 @@ function Numbers(props: { spec: LandscapeSpec | undefined; players: number }) {
   );
 }
 
-/** The whole card in words, for screen readers (and as a tooltip). */
+/** What the card shows in signs (its numbers, its place in the conflict), in words: read by
+ * screen readers after what it shows in words, so its name begins with what is seen. */
 function describeLandscape(view: PlayerView, spec: LandscapeSpec | undefined, land: LandscapeView): string {
-  const parts = [
-    t("ring.card", {
-      position: land.position,
-      land: landName(land.type),
-      house: houseName(land.house),
-    }),
-  ];
+  const parts: string[] = [];
   if (spec) {
     parts.push(
       t(spec.cpProvisional ? "ring.cp_provisional" : "ring.cp", { cp: spec.cp }),
@@ -119,14 +114,7 @@ function describeLandscape(view: PlayerView, spec: LandscapeSpec | undefined, la
       }),
     );
   }
-  parts.push(
-    land.buildingOwner !== undefined
-      ? t("ring.building", {
-          side: sideName(land.buildingSide ?? BuildingSide.ESTATE),
-          owner: seatName(view, land.buildingOwner),
-        })
-      : t("ring.no_building"),
-  );
+  if (land.buildingOwner === undefined) parts.push(t("ring.no_building"));
   if (view.conflict && (view.conflict.first === land.position || view.conflict.second === land.position)) {
     parts.push(t("ring.in_conflict"));
   }
@@ -255,6 +243,7 @@ export function Board(props: BoardProps) {
               </span>
               <span class="land-house">
                 <span class="emblem" aria-hidden="true" /> {houseName(land.house)}
+                <span class="visually-hidden">.</span>
               </span>
               <Numbers spec={spec} players={players} />
               {land.buildingOwner !== undefined && (
@@ -264,13 +253,12 @@ export function Board(props: BoardProps) {
                   {sideName(land.buildingSide)} · {view.seats[land.buildingOwner]?.name || seatName(view, land.buildingOwner)}
                 </span>
               )}
+              <span class="visually-hidden"> {describeLandscape(view, spec, land)}</span>
             </>
           );
-          const label = describeLandscape(view, spec, land);
           return onBoard ? (
             <button
               class={classes}
-              aria-label={label}
               aria-pressed={first === land.position || buildAt === land.position}
               data-legal={legal ? "true" : "false"}
               data-position={land.position}
@@ -280,7 +268,7 @@ export function Board(props: BoardProps) {
               {content}
             </button>
           ) : (
-            <div class={classes} role="img" aria-label={label} data-position={land.position}>
+            <div class={classes} data-position={land.position}>
               {content}
             </div>
           );
