@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.web.conftest import Served
 from tests.web.play import (
@@ -71,10 +72,12 @@ def test_no_serious_accessibility_violations_on_any_screen(
     page.locator(".replay").wait_for()
     page.get_by_test_id("verified").wait_for()
     found += violations(page, axe, "replay")
-    for _ in range(40):
+    replay = page.locator(".replay")
+    for step in range(40):
         if page.get_by_test_id("conflict-panel").count():
             break
         page.keyboard.press("ArrowRight")
+        expect(replay).to_have_attribute("data-step", str(step + 1))
     found += violations(page, axe, "replay conflict")
     assert not found, "\n".join(found)
     context.close()

@@ -260,24 +260,32 @@ def test_a_finished_game_replays_round_by_round_and_phase_by_phase(
     expect(replay).to_have_attribute("data-step", "0")
     steps = int(replay.get_attribute("data-steps"))
     assert steps > 30
-    page.get_by_role("button", name="Round »").click()
+
+    def press(name: str) -> None:
+        """A control of the replay, and the step it leads to shown."""
+        before = str(replay.get_attribute("data-step"))
+        page.get_by_role("button", name=name, exact=True).click()
+        expect(replay).not_to_have_attribute("data-step", before)
+
+    press("Round »")
     expect(replay).to_have_attribute("data-round", "1")
     rounds = ["1"]
     while len(rounds) < 10 and page.get_by_role("button", name="Round »").is_enabled():
-        page.get_by_role("button", name="Round »").click()
+        press("Round »")
         rounds.append(str(replay.get_attribute("data-round")))
     assert rounds[:8] == [str(r) for r in range(1, 9)], rounds
-    page.get_by_role("button", name="⏮ Start").click()
+    press("Start")
     phases = [str(replay.get_attribute("data-phase"))]
     while phases[-1] != "SUPPLY" and len(phases) < 12:
-        page.get_by_role("button", name="Phase ›").click()
+        press("Phase ›")
         phases.append(str(replay.get_attribute("data-phase")))
     assert phases[:4] == ["FIRST_ESTATES", "CONFLICT", "DRAFT", "SUPPLY"], phases
     # The step that resolves the first conflict explains it.
-    for _ in range(steps):
+    for step in range(int(str(replay.get_attribute("data-step"))), steps):
         if page.get_by_test_id("conflict-panel").count():
             break
         page.keyboard.press("ArrowRight")
+        expect(replay).to_have_attribute("data-step", str(step + 1))
     panel = page.get_by_test_id("conflict-panel")
     expect(panel).to_contain_text("Conflict of round 1")
     expect(panel).to_contain_text("Who held what")
@@ -290,7 +298,7 @@ def test_a_finished_game_replays_round_by_round_and_phase_by_phase(
     other.goto(page.url)
     expect(other.locator(".replay")).to_have_attribute("data-step", at)
     other.context.close()
-    page.get_by_role("button", name="End ⏭").click()
+    press("End")
     expect(page.get_by_test_id("final-scores")).to_be_visible()
     expect(page.get_by_test_id("verified")).to_contain_text("Verified in this browser")
     assert not failures, failures
@@ -364,4 +372,24 @@ def test_a_tampered_log_fails_the_verification_visibly(
     expect(page.get_by_test_id("verify-failed")).to_contain_text("Verification failed")
     expect(page.get_by_test_id("verify-failures")).to_contain_text(re.compile(failure))
     assert not page.get_by_test_id("verified").count()
+    context.close()
+
+
+@pytest.mark.parametrize(("motion", "animation"), [("no-preference", "flip"), ("reduce", "none")])
+def test_a_flip_turns_over_unless_the_player_asks_for_less_motion(
+    browser: Any, served: Served, finished_game: str, motion: str, animation: str
+) -> None:
+    context = browser.new_context(viewport=DESKTOP, reduced_motion=motion, **ENGLISH)
+    page = context.new_page()
+    register(page, served, "Mover")
+    page.goto(f"{served.url}/#replay/{finished_game}")
+    replay = page.locator(".replay")
+    steps = int(replay.get_attribute("data-steps"))
+    for step in range(steps - 1):
+        if page.locator(".land.flipped").count():
+            break
+        page.keyboard.press("ArrowRight")
+        expect(replay).to_have_attribute("data-step", str(step + 1))
+    flipped = page.locator(".land.flipped").first
+    assert flipped.evaluate("(land) => getComputedStyle(land).animationName") == animation
     context.close()

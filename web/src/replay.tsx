@@ -3,7 +3,7 @@
 // batch (a decision and what followed from it), by step, by phase and by round, each step with
 // its events in words and the conflict explained. The address (#replay/<game>/<step>) is the
 // link to share; the log is verified in the browser beside it.
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { auth, explain, game } from "./api";
 import { Board } from "./board";
 import { ConflictPanel } from "./conflict";
@@ -133,13 +133,8 @@ export function ReplayScreen(props: { session: Session; gameId: string; step: nu
       data-round={view.round}
       data-phase={Phase[view.phase]}
       data-version={String(view.version)}
-      onKeyDown={(event) => {
-        if (event.target instanceof HTMLInputElement) return;
-        const by = event.shiftKey ? "phase" : "step";
-        if (event.key === "ArrowRight") move(1, by);
-        else if (event.key === "ArrowLeft") move(-1, by);
-      }}
     >
+      <ArrowKeys onStep={(direction, shift) => move(direction, shift ? "phase" : "step")} />
       <h1 class="visually-hidden">{t("replay.title")}</h1>
       <StatusLine view={view} />
       <nav class="panel replay-controls" aria-label={t("replay.controls")}>
@@ -180,4 +175,23 @@ export function ReplayScreen(props: { session: Session; gameId: string; step: nu
       </div>
     </div>
   );
+}
+
+/** ← and → anywhere on the page (but in a text field or a list): a step, with Shift a phase. */
+function ArrowKeys(props: { onStep: (direction: 1 | -1, shift: boolean) => void }) {
+  const latest = useRef(props.onStep);
+  latest.current = props.onStep;
+  useEffect(() => {
+    const listen = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      if (target?.closest("input, select, textarea") || event.altKey || event.ctrlKey || event.metaKey) return;
+      if (event.key === "ArrowRight") latest.current(1, event.shiftKey);
+      else if (event.key === "ArrowLeft") latest.current(-1, event.shiftKey);
+      else return;
+      event.preventDefault();
+    };
+    window.addEventListener("keydown", listen);
+    return () => window.removeEventListener("keydown", listen);
+  }, []);
+  return null;
 }
