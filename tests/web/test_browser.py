@@ -231,6 +231,13 @@ def test_the_page_speaks_the_browsers_language_and_switches(browser: Any, served
     page.reload()
     expect(page.locator("html")).to_have_attribute("lang", "en")
     expect(page.get_by_test_id("status")).to_contain_text("Round")
+    # French and Danish, in the seeds' words.
+    page.get_by_label("Language").select_option("fr")
+    expect(page.get_by_test_id("status")).to_contain_text("Tour 1 sur 8")
+    expect(page.locator(".board")).to_contain_text("Aigle")
+    page.get_by_label("Langue").select_option("da")
+    expect(page.get_by_test_id("status")).to_contain_text("Omgang 1 af 8")
+    expect(page.locator(".board")).to_contain_text("Ørn")
     context.close()
 
 

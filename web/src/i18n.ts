@@ -1,20 +1,28 @@
-// Every word the page shows, in German and English: one catalog per language (i18n/*.json, the
-// same keys in each: tests/web/test_words.py fails on a key missing in one), chosen from the
-// browser's languages and switchable; the choice is kept in localStorage.
+// Every word the page shows, in German and English (and French and Danish, in the seeds' words):
+// one catalog per language (i18n/*.json, the same keys in each: tests/web/test_words.py fails on
+// a key missing in one), chosen from the browser's languages and switchable; the choice is kept
+// in localStorage.
 //
 // A catalog entry is a string with `{name}` placeholders, or, for a count, one string per
 // plural category of Intl.PluralRules ({"one": "{count} card", "other": "{count} cards"}).
+import da from "./i18n/da.json";
 import de from "./i18n/de.json";
 import en from "./i18n/en.json";
+import fr from "./i18n/fr.json";
 
 type Entry = string | Partial<Record<Intl.LDMLPluralRule, string>>;
 export type Catalog = Record<string, Entry>;
 export type Key = keyof typeof en;
 
-export const LANGUAGES = { de, en } as const satisfies Record<string, Catalog>;
+export const LANGUAGES = { da, de, en, fr } as const satisfies Record<string, Catalog>;
 export type Language = keyof typeof LANGUAGES;
 /** Each language by its own name, for the switch. */
-export const LANGUAGE_NAMES: Record<Language, string> = { de: "Deutsch", en: "English" };
+export const LANGUAGE_NAMES: Record<Language, string> = {
+  da: "Dansk",
+  de: "Deutsch",
+  en: "English",
+  fr: "Français",
+};
 
 const STORAGE_KEY = "verrater.language";
 
