@@ -124,7 +124,9 @@ def rate_limits(config: Config) -> dict[str, RateLimit]:
         limits[f"/{GAME_SERVICE}/SubmitCommand"] = command
         limits[f"/{AI_SERVICE}/SuggestMove"] = command
     if config.lobby_rate > 0:
-        lobby = RateLimit("lobby", config.lobby_rate, 4 * config.lobby_rate)
+        lobby = RateLimit(
+            "lobby", config.lobby_rate, 4 * config.lobby_rate, player_tokens_only=True
+        )
         for name in LOBBY_ACTIONS:
             limits[f"/{LOBBY_SERVICE}/{name}"] = lobby
     return limits

@@ -202,7 +202,7 @@ class ServiceInterceptor(aio.ServerInterceptor):
                 return None
             raise
         if identity.role is not Role.SERVICE and self._limiter is not None:
-            self._limiter.check(method, identity.subject)
+            self._limiter.check(method, identity.subject, seat_token=identity.game_id is not None)
         return identity
 
 

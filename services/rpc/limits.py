@@ -24,6 +24,10 @@ class RateLimit:
     family: str
     per_second: float
     burst: float
+    #: The methods take player tokens only (the lobby's: PLAYER_TOKEN_REQUIRED): a call with a
+    #: seat token, refused for its kind, spends nothing, or whoever plays a seat for a player
+    #: could lock the player out of their lobby.
+    player_tokens_only: bool = False
 
 
 class RateLimiter:
@@ -36,10 +40,11 @@ class RateLimiter:
         self._clock = clock
         self._buckets: OrderedDict[tuple[str, str], tuple[float, float]] = OrderedDict()
 
-    def refusal(self, method: str, player: str) -> ServiceError | None:
-        """None when the call may go ahead, else the refusal to raise."""
+    def refusal(self, method: str, player: str, *, seat_token: bool = False) -> ServiceError | None:
+        """None when the call may go ahead, else the refusal to raise; `seat_token`: the call
+        carries a seat token (see RateLimit.player_tokens_only)."""
         limit = self._limits.get(method)
-        if limit is None:
+        if limit is None or (seat_token and limit.player_tokens_only):
             return None
         key = (limit.family, player)
         now = self._clock()
@@ -59,9 +64,9 @@ class RateLimiter:
             retry_after_ms=str(wait_ms),
         )
 
-    def check(self, method: str, player: str) -> None:
+    def check(self, method: str, player: str, *, seat_token: bool = False) -> None:
         """Raise the refusal, if any."""
-        refused = self.refusal(method, player)
+        refused = self.refusal(method, player, seat_token=seat_token)
         if refused is not None:
             raise refused
 

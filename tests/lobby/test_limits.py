@@ -99,6 +99,30 @@ async def test_lobby_actions_are_rate_limited_and_tables_per_host_are_capped(
     assert grpc.StatusCode.RESOURCE_EXHAUSTED in more
 
 
+async def test_a_seat_token_refused_by_the_lobby_spends_nothing_of_its_players_lobby_rate(
+    limited: tuple[Backend, Config, aio.Channel],
+) -> None:
+    """Whoever holds a seat token (a bot playing that seat for the player) is refused every
+    lobby call; those refusals must not use up the player's own lobby budget."""
+    _, config, channel = limited
+    lobby = lobby_pb2_grpc.LobbyServiceStub(channel)
+    session = (
+        await lobby.RegisterGuest(lobby_pb2.RegisterGuestRequest(display_name="Lends A Seat"))
+    ).session
+    seat = bearer(config.issuer.mint(session.player_id, game_id="g1", seat=0))
+    refusals = []
+    for _ in range(16):  # four times the burst (4 at lobby_rate=1)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await lobby.ListMyGames(lobby_pb2.ListMyGamesRequest(), metadata=seat)
+        refusals.append(refused.value.code())
+    assert set(refusals) == {grpc.StatusCode.PERMISSION_DENIED}  # PLAYER_TOKEN_REQUIRED each
+    own = bearer(session.token)
+    codes = await _codes(
+        [lobby.ListMyGames(lobby_pb2.ListMyGamesRequest(), metadata=own) for _ in range(4)]
+    )
+    assert codes == [grpc.StatusCode.OK] * 4, "the player's whole burst is still theirs"
+
+
 async def test_oversized_and_overlong_requests_are_refused(
     limited: tuple[Backend, Config, aio.Channel],
 ) -> None:
