@@ -266,12 +266,34 @@ async def test_quick_match_pairs_players_and_fills_with_bots_after_the_wait(
             seen.append(update.table)
 
     await asyncio.wait_for(follow(), timeout=15)
+    assert await watch.code() == grpc.StatusCode.OK, "the watch ends, done, once the game starts"
     final = seen[-1]
     assert final.status == lobby_pb2.TABLE_STATUS_STARTED
     assert final.game_id
     assert sum(1 for seat in final.seats if seat.bot_level) == 2
     assert not final.ranked
     assert [t.version for t in seen] == sorted({t.version for t in seen})
+
+
+async def test_watching_a_table_ends_with_ok_when_its_host_leaves_and_it_closes(
+    stack: Stack,
+) -> None:
+    _, host = await guest(stack, "Leaver")
+    table = (
+        await stack.lobby.CreateTable(lobby_pb2.CreateTableRequest(size=4), metadata=host)
+    ).table
+    watch = stack.lobby.WatchTable(
+        lobby_pb2.WatchTableRequest(table_id=table.table_id), metadata=host
+    )
+    updates = aiter(watch)
+    first = await asyncio.wait_for(anext(updates), timeout=10)
+    assert first.table.status == lobby_pb2.TABLE_STATUS_OPEN
+    await stack.lobby.LeaveTable(
+        lobby_pb2.LeaveTableRequest(table_id=table.table_id), metadata=host
+    )
+    rest = [update.table.status async for update in updates]
+    assert rest == [lobby_pb2.TABLE_STATUS_CLOSED]
+    assert await watch.code() == grpc.StatusCode.OK
 
 
 async def test_tokens_can_be_refreshed(stack: Stack) -> None:
