@@ -34,7 +34,15 @@ from services.api.verrater.v1 import (
     stats_pb2,
     stats_pb2_grpc,
 )
-from services.config import ALL_SERVICES, Config, ConfigError, secured
+from services.config import (
+    ALL_SERVICES,
+    Config,
+    ConfigError,
+    Listener,
+    ensure_free,
+    listening,
+    secured,
+)
 from services.engine import GameState, Phase
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
@@ -358,6 +366,7 @@ async def start_backend(
             "the game service does not run in this process: set VERRATER_GAME_ADDR to where it "
             "listens (host:port, or dns:///name:port for every replica)"
         )
+    ensure_free(config.bind, Listener.GRPC)
     issuer = config.issuer
     limiter = RateLimiter(rate_limits(config))
     # Whose x-forwarded-for names the client, for the limits per network address: the embedded
@@ -506,10 +515,13 @@ async def start_backend(
     return backend
 
 
-async def start_web(config: Config, upstreams: Upstreams) -> Door:
+async def start_web(
+    config: Config, upstreams: Upstreams, listener: Listener = Listener.DOOR_ALONE
+) -> Door:
     """The browser's door on `config.web_bind`, forwarding to `upstreams`."""
     door = Door(upstreams, origins=Origins.parse(config.web_origins))
-    await door.start(config.web_bind, shutdown_timeout=config.grace_seconds)
+    with listening(config.web_bind, listener):
+        await door.start(config.web_bind, shutdown_timeout=config.grace_seconds)
     return door
 
 
@@ -546,7 +558,8 @@ async def serve(config: Config, services: frozenset[str]) -> None:
     """`verrater serve [game|lobby|ai|web]`: run until SIGTERM or SIGINT, then shut down
     cleanly. Embedded mode (all services) serves the browser's door too, unless
     `config.web_bind` is empty; `web` alone is the door in front of the others."""
-    start_metrics(config.metrics_port)
+    with listening(f"0.0.0.0:{config.metrics_port}", Listener.METRICS):
+        start_metrics(config.metrics_port)
     if services == WEB_ONLY:
         alone = await start_web(config, web_upstreams(config))
         log.info("the web door listening on port %d", alone.port)
@@ -557,8 +570,14 @@ async def serve(config: Config, services: frozenset[str]) -> None:
     with tempfile.TemporaryDirectory(prefix="verrater-") as private:
         with_door = services == ALL_SERVICES and bool(config.web_bind)
         socket = os.path.join(private, "door.sock") if with_door else None
+        if socket:
+            ensure_free(config.web_bind, Listener.DOOR)  # before the backend starts
         backend = await start_backend(config, services, door_socket=socket)
-        door = await start_web(config, Upstreams.one(f"unix:{socket}")) if socket else None
+        door = (
+            await start_web(config, Upstreams.one(f"unix:{socket}"), Listener.DOOR)
+            if socket
+            else None
+        )
         tune_garbage_collector()
         stateful = bool(services & {"game", "lobby"})
         where = (config.redis_url or "the in-memory store") if stateful else "no state"

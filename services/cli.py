@@ -180,7 +180,7 @@ def _worker(args: argparse.Namespace) -> int:
 
     from services.ai.worker import make_app
     from services.bootstrap import worker_settings
-    from services.config import Config
+    from services.config import Config, Listener, listening
     from services.observability import configure_logging, start_worker_metrics
 
     config = Config.from_env()
@@ -193,7 +193,8 @@ def _worker(args: argparse.Namespace) -> int:
     for name in ("celery.app.trace", "celery.worker.strategy"):
         logging.getLogger(name).setLevel(max(logging.WARNING, logging.getLevelName(level)))
     settings = worker_settings(config)  # a setting that cannot work stops it here
-    start_worker_metrics(config.metrics_port)
+    with listening(f"0.0.0.0:{config.metrics_port}", Listener.METRICS):
+        start_worker_metrics(config.metrics_port)
     app = make_app(settings)
     app.worker_main(
         argv=[

@@ -6,13 +6,16 @@ docs/OPERATING.md's configuration tables list the same variables (a test compare
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
 import os
 import secrets
 import socket
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from enum import Enum
 from typing import Any
 
 from services.eventstore import is_cluster_url
@@ -32,6 +35,62 @@ ALL_SERVICES = frozenset({"game", "lobby", "ai"})
 class ConfigError(ValueError):
     """A setting that cannot work; the message names the variable to fix. The CLI prints it
     and exits with status 2, without a traceback."""
+
+
+class Listener(Enum):
+    """An address a command listens on: what listens there, and the flag or variable that
+    moves it (for the one line that says it is taken)."""
+
+    GRPC = ("the gRPC services", "choose another with --bind or VERRATER_BIND")
+    DOOR = (
+        "the browser's door",
+        "choose another with --web-bind or VERRATER_WEB_BIND, or turn the door off with "
+        "--web-bind ''",
+    )
+    DOOR_ALONE = ("the browser's door", "choose another with --web-bind or VERRATER_WEB_BIND")
+    METRICS = ("metrics", "choose another port with VERRATER_METRICS_PORT (0: no metrics)")
+
+
+@contextmanager
+def listening(address: str, listener: Listener) -> Iterator[None]:
+    """Where a command starts to listen on `address`: an address in use, or one that cannot be
+    had, becomes a ConfigError of one line naming it and what moves it, not a traceback."""
+    try:
+        yield
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            problem = "is already in use (another program listens there)"
+        else:
+            problem = f"cannot be listened on: {error.strerror or error}"
+        what, move = listener.value
+        raise ConfigError(f"{address} ({what}) {problem}: {move}") from None
+
+
+def ensure_free(address: str, listener: Listener) -> None:
+    """ConfigError (see listening) when `host:port` cannot be listened on: in use, not this
+    host's, ... Port 0 and addresses that are not `host:port` are left to the server. For gRPC,
+    which logs an error line of its own and then says only that it failed; and before a part
+    that would have to be stopped again when a later one cannot listen."""
+    host, _, port = address.rpartition(":")
+    if not port.isdigit() or int(port) == 0:
+        return
+    with listening(address, listener):
+        found = socket.getaddrinfo(
+            host.strip("[]") or None, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+        failed: list[OSError] = []
+        for family, kind, protocol, _, where in found:
+            with socket.socket(family, kind, protocol) as probe:
+                # As servers do: a port whose last connections linger in TIME_WAIT is free.
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                try:
+                    probe.bind(where)
+                except OSError as error:
+                    if error.errno == errno.EADDRINUSE:
+                        raise
+                    failed.append(error)  # say `localhost` without IPv6: served on IPv4
+        if len(failed) == len(found):
+            raise failed[0]
 
 
 def _optional_int(env: Mapping[str, str], name: str) -> int | None:

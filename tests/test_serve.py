@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -366,6 +367,68 @@ def test_a_setting_that_cannot_work_is_named_without_a_traceback(
     assert result.returncode == 2, result.stderr
     assert result.stderr.startswith("verrater: ") and message in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@contextmanager
+def taken_port() -> Iterator[int]:
+    """A loopback port some other program listens on."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        yield int(other.getsockname()[1])
+
+
+#: (command, the variables naming the taken address (PORT: its port), what must be said)
+TAKEN = [
+    (["serve"], {"VERRATER_WEB_BIND": "127.0.0.1:PORT"}, ["--web-bind", "VERRATER_WEB_BIND"]),
+    (["serve"], {"VERRATER_BIND": "127.0.0.1:PORT"}, ["--bind", "VERRATER_BIND"]),
+    (["serve", "--web-bind", "127.0.0.1:PORT"], {}, ["--web-bind ''"]),
+    (["serve", "game"], {"VERRATER_BIND": "127.0.0.1:PORT"}, ["--bind", "VERRATER_BIND"]),
+    (["serve"], {"VERRATER_METRICS_PORT": "PORT"}, ["VERRATER_METRICS_PORT"]),
+    (["serve", "web"], {"VERRATER_WEB_BIND": "127.0.0.1:PORT"}, ["--web-bind"]),
+    (["worker"], {"VERRATER_METRICS_PORT": "PORT"}, ["VERRATER_METRICS_PORT"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "named"),
+    TAKEN,
+    ids=["door", "grpc", "door-flag", "game", "metrics", "door-alone", "worker-metrics"],
+)
+def test_an_address_in_use_is_one_line_naming_it_and_what_moves_it(
+    args: list[str], env: dict[str, str], named: list[str]
+) -> None:
+    """Another program on the port (say 8080, the browser's door): every command that listens
+    says so in one line with the address and the flag or variable to change, and exits 2."""
+    base = {name: value for name, value in os.environ.items() if not name.startswith("VERRATER")}
+    with taken_port() as port:
+        result = subprocess.run(
+            [sys.executable, "-m", "services.cli", *(a.replace("PORT", str(port)) for a in args)],
+            check=False,
+            cwd=ROOT,
+            env={
+                **base,
+                "VERRATER_BIND": f"127.0.0.1:{free_port()}",
+                "VERRATER_WEB_BIND": f"127.0.0.1:{free_port()}",
+                "VERRATER_TOKEN_SECRET": SECRET,
+                "VERRATER_BOTS": "off",
+                "VERRATER_BROKER_URL": "redis://127.0.0.1:9/0",  # a worker never reaches it
+                "VERRATER_LOBBY_ADDR": "127.0.0.1:9",
+                "VERRATER_GAME_ADDR": "127.0.0.1:9",
+                "VERRATER_AI_ADDR": "127.0.0.1:9",
+                **{name: value.replace("PORT", str(port)) for name, value in env.items()},
+            },
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("verrater: ") and f":{port} " in lines[0]
+    assert "in use" in lines[0]
+    for name in named:
+        assert name in lines[0]
 
 
 def test_a_worker_writes_json_log_lines_only(redis_url: str) -> None:

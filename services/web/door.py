@@ -225,7 +225,11 @@ class Door:
         )
         await self._runner.setup()
         site = web.TCPSite(self._runner, host.strip("[]") or None, int(port))
-        await site.start()
+        try:
+            await site.start()
+        except OSError:  # the address is taken: what was set up is closed on this loop
+            await self.stop()
+            raise
         self.port = int(self._runner.addresses[0][1])
         return self.port
 
