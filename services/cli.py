@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,12 +13,12 @@ from typing import Any
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from services.audit.story import tell
+    from services.audit.story import fitted, tell
     from services.engine import Ruleset, play_random_game
 
     rng = random.Random(args.seed)
     game = play_random_game(Ruleset.standard(args.players), rng)
-    for line in tell(game.events):
+    for line in fitted(tell(game.events), shutil.get_terminal_size().columns):
         print(line)
     return 0
 

@@ -7,6 +7,7 @@ Each reads a finished game's log from a game server (GetLog) or from an export f
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 
 from .client import DEFAULT_SERVER, TOKEN_ENV
@@ -139,13 +140,14 @@ def _replay(args: argparse.Namespace) -> int:
     from .client import FetchError
     from .export import LogFormatError
     from .replay import tell_story
+    from .story import fitted
 
     try:
         _, entries = _load(args)
         lines = tell_story(entries, args.round)
     except (FetchError, LogFormatError, OSError, ValueError) as problem:
         return _fail("replay", problem)
-    for line in lines:
+    for line in fitted(lines, shutil.get_terminal_size().columns):
         print(line)
     return 0
 

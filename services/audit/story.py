@@ -6,6 +6,7 @@ server's own eyes; it never decides anything, it only narrates the facts the eve
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 
 from services.engine import (
@@ -74,6 +75,23 @@ def seat_names(events: Iterable[Event]) -> tuple[str, ...]:
 def who(names: Sequence[str], seat: int) -> str:
     """A seat by its player's name, or "seat N" (the log's own numbering) without one."""
     return names[seat] if 0 <= seat < len(names) and names[seat] else f"seat {seat}"
+
+
+def fitted(lines: Iterable[str], width: int) -> Iterator[str]:
+    """The story's lines wrapped at `width` (a terminal's), between words: a line too long goes
+    on below, indented two more than it starts, so it still reads as one fact."""
+    for line in lines:
+        if len(line) <= width:
+            yield line
+            continue
+        indent = " " * (len(line) - len(line.lstrip()))
+        yield from textwrap.wrap(
+            line,
+            width,
+            initial_indent="",
+            subsequent_indent=indent + "  ",
+            break_on_hyphens=False,
+        )
 
 
 def tell(events: Iterable[Event]) -> Iterator[str]:

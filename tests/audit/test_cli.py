@@ -70,6 +70,27 @@ def test_replay_of_one_round(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "== Round 3" not in out
 
 
+def test_replay_wraps_its_lines_at_the_terminals_width_between_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _file(tmp_path, random_log(5))
+    monkeypatch.setenv("COLUMNS", "400")
+    assert run(["replay", "--file", path]) == 0
+    wide = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in wide) > 80  # the story has lines to wrap
+    monkeypatch.setenv("COLUMNS", "80")
+    assert run(["replay", "--file", path]) == 0
+    narrow = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in narrow) <= 80
+    assert " ".join(" ".join(narrow).split()) == " ".join(" ".join(wide).split())
+    # A wrapped fact goes on below its first line, indented two more.
+    first = next(index for index, line in enumerate(wide) if len(line) > 80)
+    assert narrow[:first] == wide[:first]
+    assert wide[first].startswith(narrow[first])
+    indent = len(wide[first]) - len(wide[first].lstrip())
+    assert narrow[first + 1].startswith(" " * (indent + 2) + wide[first][len(narrow[first]) + 1])
+
+
 def test_a_game_id_and_a_file_exclude_each_other(tmp_path: Path) -> None:
     with pytest.raises(SystemExit):
         run(["audit", "some-game", "--file", _file(tmp_path, random_log(4))])
