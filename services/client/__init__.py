@@ -13,8 +13,13 @@ sees the game exactly as any other client would.
 | `words.py`      | the game in words: options, status line, reading what a person types   |
 | `stakes.py`     | what the conflict is worth: VP scales, backers, totals so far          |
 | `clock.py`      | the turn clock against the server's clock                              |
+| `conflict.py`   | the last conflict in a line, and in full (the Tab key, the end screen) |
+| `board.py`      | the ring of landscapes and its legend, fitted to the width             |
+| `players.py`    | the players' table, fitted to the width                                |
 | `render.py`     | pure functions from a scene to a frame of fixed regions (Rich Layout)  |
+| `summaries.py`  | the end screen: final scores, the last conflict, replay and audit      |
 | `terminal.py`   | full screen: alternate screen, keys one at a time, frames, resizes     |
 | `session.py`    | the live loop: watch, draw, ask, submit; keys out of turn thrown away  |
+| `shell.py`      | how the player's shell runs `verrater`, for the commands printed       |
 | `cli.py`        | the `play` and `watch` subcommands, the resume menu, the end screen    |
 """

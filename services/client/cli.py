@@ -1,7 +1,9 @@
 """`verrater play` and `verrater watch`: the terminal client's subcommands.
 
 Whatever goes wrong, people see one line, never a traceback: the handlers catch everything at
-the top. Exit codes: 0 the game ran to its end, 1 an error, 130 the player left (Ctrl-C).
+the top. Exit codes: 0 the game ran to its end, 1 an error, 130 the player left (Ctrl-C). What
+they print is wrapped between words at the terminal's width, and the commands it names are
+written as the player's shell runs them (shell.py).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from rich.text import Text
 
 from services.api.verrater.v1 import lobby_pb2
 
+from . import words
 from .clock import countdown
 from .connection import (
     DEFAULT_SERVER,
@@ -42,6 +45,7 @@ from .lobby import (
     take_seat,
 )
 from .session import GameSession
+from .shell import verrater_command
 from .summaries import render_end
 from .terminal import Terminal
 
@@ -116,12 +120,15 @@ def _guarded(
     farewell: Callable[[], str],
 ) -> int:
     """Run `body`, turning every way out into one line for people."""
+    # Ctrl-C leaves the game even when the shell that started us ignores it (`make play`'s
+    # does, so that make does not report the player's leaving as its own error).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return body()
     except (KeyboardInterrupt, EOFError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # leaving anyway: a second Ctrl-C waits
         console.print()
-        console.print(farewell(), style="bold", soft_wrap=True)
+        console.print(farewell(), style="bold")
         return LEFT
     except ServerRefused as refusal:
         _fail(console, command, f"the server refused: {refusal.message}")
@@ -137,11 +144,11 @@ def _guarded(
 
 
 def _fail(console: Console, command: str, message: str) -> None:
-    console.print(Text(f"verrater {command}: {message}", style="bold red"), soft_wrap=True)
+    console.print(Text(f"verrater {command}: {message}", style="bold red"))
 
 
 def _notifier(console: Console) -> Callable[[str], None]:
-    return lambda message: console.print(Text(message, style="yellow"), soft_wrap=True)
+    return lambda message: console.print(Text(message, style="yellow"))
 
 
 def _greet(console: Console, player: Player, store: IdentityStore, asked_name: str | None) -> None:
@@ -155,8 +162,7 @@ def _greet(console: Console, player: Player, store: IdentityStore, asked_name: s
     elif player.kept:
         console.print(
             f"Welcome, {player.display_name}. Your player is kept in {store.path}: run "
-            "`verrater play` again to come back to a game you leave.",
-            soft_wrap=True,
+            f"`{verrater_command()} play` again to come back to a game you leave."
         )
     else:
         console.print(f"Welcome, {player.display_name}.")
@@ -182,7 +188,7 @@ def choose_game(
     plural = "game" if len(games) == 1 else "games"
     console.print(f"You sit in {len(games)} running {plural} on this server:")
     for number, game in enumerate(games, start=1):
-        console.print(f"  {number}. {game_line(game)}", soft_wrap=True)
+        console.print(f"  {number}. {game_line(game)}")
     if choice.join:
         new = f"Join table {choice.join}"
     elif choice.quick:
@@ -210,7 +216,7 @@ def _play(args: argparse.Namespace) -> int:
     def farewell() -> str:
         if session is None:
             return "Left before the game started."
-        return session.farewell(kept, args.server)
+        return session.farewell(kept, args.server, verrater_command())
 
     def body() -> int:
         nonlocal session, kept
@@ -231,10 +237,10 @@ def _play(args: argparse.Namespace) -> int:
         ticket: SeatTicket
         if chosen is not None:
             ticket = seat_ticket(conn, player, chosen.table_id)
-            console.print(f"Back to game {ticket.game_id}, seat {ticket.seat + 1}.")
+            console.print(f"Back to game {ticket.game_id}: {_seat(ticket.seat)}.")
         else:
             ticket = take_seat(conn, player, choice, say)
-            console.print(f"Game {ticket.game_id} starts; you sit at seat {ticket.seat + 1}.")
+            console.print(f"Game {ticket.game_id} starts: {_seat(ticket.seat)}.")
         conn.auth = ticket.auth
         session = GameSession(
             conn,
@@ -251,14 +257,15 @@ def _play(args: argparse.Namespace) -> int:
 def _follow(console: Console, session: GameSession, server: str) -> int:
     """Show the game full screen to its end, then the end screen on the terminal itself."""
     opening = session.open()
+    run = verrater_command()
     console.print(
         f"Seed commitment of game {opening.game_id}: {opening.seed_commitment} (after the "
-        "game, `verrater audit` checks the revealed seed against it).",
-        soft_wrap=True,
+        f"game, `{run} audit` checks the revealed seed against it)."
     )
     with session.terminal.session():
         final = session.run()
-    console.print(render_end(final, session.ruleset, session.chronicle, server), soft_wrap=False)
+    size = session.terminal.size()
+    console.print(render_end(final, session.ruleset, session.chronicle, server, size, run=run))
     return 0
 
 
@@ -278,6 +285,11 @@ def _watch(args: argparse.Namespace) -> int:
         return _follow(console, session, args.server)
 
     return _guarded("watch", console, conn, body, lambda: session.farewell(False, args.server))
+
+
+def _seat(seat: int) -> str:
+    """Where the player sits, as the lobby numbers seats and as the screen marks them."""
+    return f"you sit at seat {seat + 1} ({words.mark(seat)} on the screen)"
 
 
 def _login() -> str:

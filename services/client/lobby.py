@@ -21,6 +21,7 @@ from services.api.verrater.v1 import events_pb2, lobby_pb2
 
 from .connection import NO_AUTH, Auth, ClientError, Connection, Issued, ServerRefused
 from .identity import IdentityError, IdentityStore, StoredIdentity
+from .shell import verrater_command
 
 LEVELS = {
     "easy": events_pb2.BOT_LEVEL_EASY,
@@ -263,7 +264,7 @@ def _waiting(table: lobby_pb2.Table) -> str:
     if free:
         return (
             f"Table {table.table_id}: {seated} seated, {free} seat(s) free. Others join with "
-            f"`verrater play --join {join}`."
+            f"`{verrater_command()} play --join {join}`."
         )
     if table.auto_start:
         return f"Table {table.table_id} is full ({seated}); the game is starting."

@@ -8,7 +8,8 @@ view lists commands for them.
 
 Keys typed while nothing is asked (a bot deciding, the answer to a move on its way) are read and
 thrown away at once, and the screen says so: a `1` typed while others decide never becomes the
-next decision. Nothing polls: between events and keys the main thread sleeps in `select`, woken
+next decision. The conflict key (Tab) shows the last conflict in full at any time, and the
+board again. Nothing polls: between events and keys the main thread sleeps in `select`, woken
 by a key, by the reader, by a resize, or by the next second of a running clock.
 """
 
@@ -34,6 +35,7 @@ from services.api.verrater.v1 import (
 from . import words
 from .chronicle import Chronicle, timed_out_seat
 from .clock import ServerClock, countdown
+from .conflict import CONFLICT_KEY
 from .connection import Connection, ServerRefused
 from .render import Prompt, Scene, prompt_cursor, render_frame
 from .terminal import Terminal
@@ -116,10 +118,14 @@ class GameSession:
         self._asking: view_pb2.PlayerView | None = None  # the view the question is about
         self._typed = ""
         self._ignored = ""  # typed while nothing was asked, since the last question
-        self._notes: list[Text] = []
+        self._news: list[Text] = []  # what happened (a timer ran out, the connection ...)
+        self._answer_notes: list[Text] = []  # about the question asked: go with it
+        self._suggested: int | None = None  # the option the hint for this question named
+        self._conflict_shown = False
         self._paused = False
         self._conflict_in_batch = False
         self._sending = False
+        self._move_in = False  # the server took a move this screen's view does not show yet
 
     # --- the loop ------------------------------------------------------------------------
 
@@ -172,7 +178,7 @@ class GameSession:
     def _notify(self, message: str) -> None:
         """News of the connection, from whichever thread: shown above the prompt."""
         if threading.get_ident() == self._main:
-            self._note(Text(message, style="yellow"))
+            self._tell(Text(message, style="yellow"))
             self.draw()
         else:
             self._inbox.put(_Notice(message))
@@ -185,7 +191,7 @@ class GameSession:
             if isinstance(item, _Failed):
                 raise item.error
             if isinstance(item, _Notice):
-                self._note(Text(item.text, style="yellow"))
+                self._tell(Text(item.text, style="yellow"))
                 continue
             for update in item:
                 self.chronicle.apply(update.event)
@@ -202,7 +208,7 @@ class GameSession:
             if isinstance(item, _Failed):
                 raise item.error
             if isinstance(item, _Notice):
-                self._note(Text(item.text, style="yellow"))
+                self._tell(Text(item.text, style="yellow"))
                 continue
             for update in item:
                 self._update(update)
@@ -213,7 +219,7 @@ class GameSession:
             self.clock.learn(event.recorded_at_ms)
         self.chronicle.apply(event)
         if self.seat is not None and timed_out_seat(event) == self.seat:
-            self._note(Text("Your turn timer ran out: a bot decided for you.", style="bold yellow"))
+            self._tell(Text("Your turn timer ran out: a bot decided for you.", style="bold yellow"))
         if event.HasField("conflict_resolved"):
             self._conflict_in_batch = True
         if update.HasField("view"):
@@ -227,10 +233,10 @@ class GameSession:
         """A newer view: show it, and ask when it lists commands for the caller."""
         self.view = view
         self._known_version = max(self._known_version, view.version)
+        self._move_in = False
         if view.legal:
             if self._asking is None or self._asking.version != view.version:
-                self._asking = view
-                self._typed = ""
+                self._new_question(view)
                 if self._ignored:
                     self._note(
                         Text(
@@ -241,11 +247,24 @@ class GameSession:
                     )
                     self._ignored = ""
         elif self._asking is not None:
-            self._asking = None
-            self._typed = ""
+            self._new_question(None)
+
+    def _new_question(self, view: view_pb2.PlayerView | None) -> None:
+        """Ask about `view` (None: nothing): what was typed, said and suggested about the last
+        question goes with it, and the board is shown again."""
+        self._asking = view
+        self._typed = ""
+        self._answer_notes = []
+        self._suggested = None
+        self._conflict_shown = False
 
     def _note(self, note: Text) -> None:
-        self._notes = [*self._notes, note][-NOTES:]
+        """A note about the question asked (a hint, a refusal, input that was unclear)."""
+        self._answer_notes = [*self._answer_notes, note][-NOTES:]
+
+    def _tell(self, news: Text) -> None:
+        """A note about the game or the connection, kept until newer ones push it out."""
+        self._news = [*self._news, news][-NOTES:]
 
     # --- the screen ------------------------------------------------------------------------
 
@@ -268,13 +287,19 @@ class GameSession:
         return left % 1 + 0.01
 
     def _prompt(self) -> Prompt:
-        notes = tuple(self._notes)
+        notes = tuple([*self._news, *self._answer_notes][-NOTES:])
         if self._paused:
             return Prompt(label=PAUSE_PROMPT, typed=self._typed, notes=notes)
         if self._asking is not None and not self._sending:
             supply = self._asking.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY
             label = SUPPLY_PROMPT if supply else CHOICE_PROMPT
-            return Prompt(label=label, typed=self._typed, notes=notes, menu=not supply)
+            return Prompt(
+                label=label,
+                typed=self._typed,
+                notes=notes,
+                menu=not supply,
+                suggested=self._suggested,
+            )
         return Prompt(idle=self._idle(), notes=notes)
 
     def _idle(self) -> str:
@@ -283,10 +308,13 @@ class GameSession:
             return "Sending your move ..."
         if view.phase == events_pb2.PHASE_GAME_OVER:
             return "The game is over."
-        ignored = f"Ignored {self._ignored!r}: it is not your turn. " if self._ignored else ""
+        if self._ignored:  # the status line says whose turn it is
+            return f"Ignored {self._ignored!r}: it is not your turn."
         if self.seat is None:
-            return f"{ignored}Watching as a spectator; Ctrl-C leaves."
-        return f"{ignored}Waiting: {words.to_act(view, self.chronicle.names)}."
+            return "Watching as a spectator; Tab: the last conflict; Ctrl-C leaves."
+        if self._move_in:
+            return "Your move is in: waiting for the game to go on ..."
+        return f"Waiting: {words.to_act(view, self.chronicle.names, short=True)}."
 
     def scene(self) -> Scene:
         clock, urgent, _ = self._clock()
@@ -297,6 +325,7 @@ class GameSession:
             prompt=self._prompt(),
             clock=clock,
             clock_urgent=urgent,
+            conflict_shown=self._conflict_shown,
         )
 
     def draw(self) -> None:
@@ -308,12 +337,13 @@ class GameSession:
         cursor = prompt_cursor(scene, width, height) if scene.prompt.asking else None
         self.terminal.draw(frame, cursor)
 
-    def farewell(self, resumable: bool, server: str) -> str:
-        """What to say when the player leaves mid-game (Ctrl-C)."""
+    def farewell(self, resumable: bool, server: str, run: str = "verrater") -> str:
+        """What to say when the player leaves mid-game (Ctrl-C); `run`: how the player's shell
+        runs the `verrater` command."""
         if self.seat is None:
             return "Stopped watching."
         back = (
-            f"Your seat waits for you: run `verrater play --server {server}` again to resume "
+            f"Your seat waits for you: run `{run} play --server {server}` again to resume "
             "this game."
             if resumable
             else "This client could not store your credential, so it cannot take you back "
@@ -334,6 +364,9 @@ class GameSession:
         for key in keys:
             if key == "\x04" and (not self._typed or self.terminal.closed_input):
                 raise EOFError
+            if key == CONFLICT_KEY:
+                self._conflict_shown = not self._conflict_shown
+                continue
             if self._asking is None and not self._paused:
                 if key.isprintable() or key == "\r":
                     self._ignored = (self._ignored + ("⏎" if key == "\r" else key))[-20:]
@@ -355,7 +388,7 @@ class GameSession:
         view = self._asking
         if view is None:
             return
-        self._notes = []
+        self._answer_notes = []
         reading = words.read_choice(typed, view)
         if isinstance(reading, words.WantsHint):
             self.hint(view)
@@ -370,10 +403,11 @@ class GameSession:
         finally:
             self._sending = False
         if isinstance(outcome, Accepted):
-            self._asking = None
+            self._new_question(None)
+            self._move_in = True
         elif isinstance(outcome, MovedOn):
-            self._asking = None
-            self._note(Text(outcome.reason, style="yellow"))
+            self._new_question(None)
+            self._tell(Text(outcome.reason, style="yellow"))
         else:
             self._note(Text(f"✗ Not allowed: {outcome.reason}", style="red"))
 
@@ -418,7 +452,7 @@ class GameSession:
         conn = self.conn
         self._note(Text("Asking for a suggestion ...", style="dim"))
         self.draw()
-        self._notes = self._notes[:-1]
+        self._answer_notes = self._answer_notes[:-1]
         try:
             suggestion = conn.call(
                 conn.ai.SuggestMove,
@@ -429,6 +463,8 @@ class GameSession:
             self._note(Text(f"No suggestion: {refusal.message}", style="yellow"))
             return
         index = words.option_index(suggestion.command, view.legal)
+        if suggestion.version == view.version and index >= 0:
+            self._suggested = index  # the menu shows it, where it would leave it out
         if view.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY:
             number = f"type {words.cards(list(suggestion.command.play_supply.cards))}: "
         else:

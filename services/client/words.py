@@ -53,6 +53,15 @@ DECISIONS: dict[int, str] = {
     view_pb2.DECISION_KIND_BUILD: "build, flip a building or pass",
     view_pb2.DECISION_KIND_DISCARD: "discard down to 5 cards",
 }
+#: The same, shorter: for a status line that must fit a narrow terminal.
+SHORT_DECISIONS: dict[int, str] = {
+    view_pb2.DECISION_KIND_PLACE_FIRST_ESTATE: "place an estate",
+    view_pb2.DECISION_KIND_CHOOSE_CONFLICT: "choose the conflict",
+    view_pb2.DECISION_KIND_PICK_ACTION_CARD: "pick a card",
+    view_pb2.DECISION_KIND_PLAY_SUPPLY: "play supply",
+    view_pb2.DECISION_KIND_BUILD: "build or pass",
+    view_pb2.DECISION_KIND_DISCARD: "discard",
+}
 REASONS: dict[int, str] = {
     events_pb2.SCORE_REASON_CONQUEST: "conquest",
     events_pb2.SCORE_REASON_TRAITOR: "traitor",
@@ -205,29 +214,57 @@ def option_index(command: commands_pb2.Command, legal: Sequence[commands_pb2.Com
     return -1
 
 
-def to_act(view: view_pb2.PlayerView, names: Sequence[str]) -> str:
-    """Who must act and what, e.g. "Bot 2 (normal) must pick an action card"."""
+def mark(seat: int) -> str:
+    """A seat's mark on the screen, where a name does not fit: "P2" for seat 2, as the lobby
+    numbers seats (from 1)."""
+    return f"P{seat + 1}"
+
+
+def to_act(
+    view: view_pb2.PlayerView, names: Sequence[str], *, short: bool = False, marks: bool = False
+) -> str:
+    """Who must act and what, e.g. "Bot 2 (normal) must pick an action card"; `short` says the
+    decision in fewer words, `marks` names seats by their marks ("P2")."""
     if view.phase == events_pb2.PHASE_GAME_OVER:
         return "the game is over"
     seats = list(view.turn.seats)
     if not seats:
         return "nobody must act"
-    what = DECISIONS.get(view.turn.decision, "decide")
+    what = (SHORT_DECISIONS if short else DECISIONS).get(view.turn.decision, "decide")
     mine = view.HasField("seat") and view.seat in seats
-    others = [seat_name(names, seat) for seat in seats if not (mine and seat == view.seat)]
+    others = [
+        mark(seat) if marks else seat_name(names, seat)
+        for seat in seats
+        if not (mine and seat == view.seat)
+    ]
     if mine and not others:
         return f"your turn: {what}"
     if mine:
         return f"your turn (and {', '.join(others)}): {what}"
-    return f"{' and '.join(others)} must {what}"
+    listed = ", ".join(others[:-1]) + f" and {others[-1]}" if len(others) > 1 else others[0]
+    return f"{listed} must {what}"
 
 
-def status_line(view: view_pb2.PlayerView, names: Sequence[str]) -> str:
-    """Round, phase, who must act and what: the line the old online client showed top left."""
+def status_line(
+    view: view_pb2.PlayerView, names: Sequence[str], *, short: bool = False, marks: bool = False
+) -> str:
+    """Round, phase, who must act and what: the line the old online client showed top left
+    (`short` and `marks` as for `to_act`)."""
     if view.phase == events_pb2.PHASE_GAME_OVER:
         return f"Game over after round {view.round} of {view.rounds}"
     when = f"Round {view.round} of {view.rounds}" if view.round else "Before round 1"
-    return f"{when} · {PHASES.get(view.phase, '?')} · {to_act(view, names)}"
+    acting = to_act(view, names, short=short, marks=marks)
+    return f"{when} · {PHASES.get(view.phase, '?')} · {acting}"
+
+
+def status_lines(view: view_pb2.PlayerView, names: Sequence[str]) -> list[str]:
+    """The status line from the fullest to the shortest: a screen shows the first that fits.
+    Round and phase are said the same way in each."""
+    return [
+        status_line(view, names),
+        status_line(view, names, short=True),
+        status_line(view, names, short=True, marks=True),
+    ]
 
 
 # --- reading what people type -------------------------------------------------------------

@@ -34,9 +34,23 @@ PAUSE = "Press Enter to continue"
 #: A frame of the full-screen client: cursor home, the lines, then the cursor hidden or put at
 #: the prompt (services/client/terminal.py).
 FRAME = re.compile(r"\x1b\[H(.*?)(?:\x1b\[\?25l|\x1b\[(\d+);(\d+)H\x1b\[\?25h)", re.S)
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: The status line: the first line of every frame.
 STATUS = re.compile(r"^(?:Round \d+ of \d+ · |Before round 1 · |Game over after round \d+ of \d+)")
+#: The virtualenv's scripts, which a newcomer's shell does not search: the clients here run with
+#: a PATH without them, as after `make play`, and name the `verrater` command by its path.
+VENV_BIN = Path(sys.executable).parent
+RUN = os.path.relpath(VENV_BIN / "verrater", ROOT)
+
+
+def newcomers_path() -> str:
+    """This process's PATH without the virtualenv's scripts."""
+    kept = [
+        folder
+        for folder in os.environ.get("PATH", "").split(os.pathsep)
+        if folder and Path(folder).resolve() != VENV_BIN.resolve()
+    ]
+    return os.pathsep.join(kept)
 
 
 def free_port() -> int:
@@ -158,6 +172,12 @@ class Client:
     def output(self) -> str:
         return self._log.getvalue()
 
+    @property
+    def said(self) -> str:
+        """The output as words: uncoloured, every run of whitespace (a wrapped line's end too)
+        one space."""
+        return " ".join(ANSI.sub("", self.output).split())
+
     def expect(self, patterns: list[str] | str, timeout: float = 30) -> int:
         wanted: list[Any] = [patterns] if isinstance(patterns, str) else list(patterns)
         return int(self.child.expect(wanted, timeout=timeout))
@@ -201,7 +221,7 @@ class Client:
                 raise AssertionError(f"the client ended: {self.output[-2000:]}")
             match = self.child.match
             assert isinstance(match, re.Match)
-            lines = _ANSI.sub("", match.group(1)).split("\r\n")
+            lines = ANSI.sub("", match.group(1)).split("\r\n")
             cursor = (int(match.group(2)), int(match.group(3))) if match.group(2) else None
             frame = Frame(lines, cursor)
             self.frames.append(frame)
@@ -277,6 +297,7 @@ def spawn_client(tmp_path: Path) -> Iterator[SpawnClient]:
             **os.environ,
             "TERM": "xterm-256color",
             "XDG_CONFIG_HOME": str(config or tmp_path / "config"),
+            "PATH": newcomers_path(),
             **(env or {}),
         }
         for fixed in ("COLUMNS", "LINES"):  # the client reads the terminal's own size

@@ -51,14 +51,16 @@ def _batch(
     return updates, state
 
 
-def record_game(seed: int, seat: int | None = 0, players: int = 4) -> RecordedGame:
+def record_game(
+    seed: int, seat: int | None = 0, players: int = 4, names: tuple[str, ...] = NAMES
+) -> RecordedGame:
     """A whole game between uniformly random players, as `seat` saw it."""
     rng = random.Random(seed)
     ruleset = Ruleset.standard(players)
     create = CreateGame(
         ruleset,
         rng.randbytes(32),
-        seats=tuple(SeatAssignment(f"p{i}", NAMES[i]) for i in range(players)),
+        seats=tuple(SeatAssignment(f"p{i}", names[i]) for i in range(players)),
         turn_seconds=60,
     )
     events, state = execute(initial_state(), create)

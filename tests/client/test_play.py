@@ -9,7 +9,7 @@ import grpc
 
 from services.api.verrater.v1 import events_pb2, lobby_pb2, lobby_pb2_grpc
 
-from .conftest import CHOICE, SUPPLY, Frame, ServerProcess, SpawnClient
+from .conftest import CHOICE, RUN, SUPPLY, Frame, ServerProcess, SpawnClient
 
 
 def test_an_illegal_or_unclear_choice_is_explained_and_asked_again(
@@ -22,12 +22,11 @@ def test_an_illegal_or_unclear_choice_is_explained_and_asked_again(
     client.type("xyz\r")
     client.expect("'xyz' is none of the options")
     client.type("#42\r")  # a position the rules refuse: the server's reason is shown
-    client.expect("Not allowed: ")
-    client.next_frame(lambda frame: frame.asks() == CHOICE)
+    frame = client.next_frame(lambda frame: "Not allowed: " in frame.text)
+    assert frame.asks() == CHOICE  # asked again
     client.child.sendintr()
-    client.expect("You left the game")
-    client.expect("run `verrater play --server")
     assert client.finish() == 130
+    assert f"You left the game. Your seat waits for you: run `{RUN} play --server" in client.said
 
 
 def test_a_question_mark_shows_the_ais_suggestion_and_its_reason(
@@ -48,6 +47,25 @@ def test_a_question_mark_shows_the_ais_suggestion_and_its_reason(
     client.next_frame(lambda frame: frame.asks() is None)
     client.child.sendintr()
     client.expect("You left the game")
+    assert client.finish() == 130
+
+
+def test_a_hint_goes_with_its_question_when_the_turn_timer_answers_it(
+    server: ServerProcess, spawn_client: SpawnClient
+) -> None:
+    client = spawn_client(
+        "play", "--server", server.address, "--name", "Dawdler", "--turn-seconds", "5"
+    )
+    first = client.next_frame(lambda frame: frame.asks() == CHOICE)
+    client.type("?\r")
+    client.next_frame(lambda frame: "Suggestion: " in frame.text)
+    # Left unanswered: a bot decides, and the next question comes without the old hint.
+    client.next_frame(lambda frame: "Your turn timer ran out" in frame.text)
+    later = client.next_frame(
+        lambda frame: frame.asks() is not None and frame.status != first.status
+    )
+    assert "Suggestion: " not in later.text, later.text
+    client.child.sendintr()
     assert client.finish() == 130
 
 
@@ -73,8 +91,8 @@ def test_the_supply_is_played_by_card_values_with_the_totals_so_far(
     assert re.search(r"For you: \d+ if Eagle wins, \d+ if Rose wins", text), text
     hand = _hand(frame)
     client.type("8 8\r")  # the deck has one 8
-    client.expect(r"does not hold 8 2 times")
-    client.next_frame(lambda frame: frame.asks() == SUPPLY)
+    refused = client.next_frame(lambda frame: "does not hold 8 2 times" in frame.text)
+    assert refused.asks() == SUPPLY  # asked again
     client.type(f"{hand[0]}\r")  # the card's value, not an option's number
     played = re.compile(rf"Supplier played supply {hand[0]} *$", re.M)
     client.next_frame(lambda frame: played.search(frame.text) is not None)

@@ -1,9 +1,11 @@
 """The screen is a pure function of (view, ruleset, events, prompt): checked on whole recorded
-games, frame by frame, at the smallest terminal and a roomy one."""
+games, frame by frame, at the smallest terminal and a roomy one, and at 80x24 with the names a
+newcomer's table has: what must be seen is there whole, never cut to `…`."""
 
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 from rich.text import Text
@@ -11,25 +13,36 @@ from rich.text import Text
 from services.api.verrater.v1 import cards_pb2, events_pb2, view_pb2
 from services.client import stakes, words
 from services.client.chronicle import Chronicle
+from services.client.conflict import conflict_lines, strength_parts
 from services.client.render import (
     Prompt,
     Scene,
+    menu_grid,
     menu_label,
     render_frame,
-    strength_parts,
     to_text,
 )
-from services.client.summaries import render_conflict, render_final
+from services.client.summaries import render_conflict, render_end, render_final
 
 from .recorded import NAMES, RecordedGame, record_game
 
 SIZES = [(80, 24), (120, 40)]
 CHOICE = "Your choice: "
+#: A newcomer's first table: the player and three bots, named as the lobby names them.
+NEWCOMERS = ("Newcomer", "Bot 2 (normal)", "Bot 3 (normal)", "Bot 4 (normal)")
+#: A player row of the players table: the seat's mark, the name (and tags), house, VP, hand.
+PLAYER_ROW = re.compile(r"^[▶ ]{0,2}P(\d) +(.+?) +(Eagle|Rose) +(\d+) +(\d+) ")
 
 
 @pytest.fixture(scope="module", params=[1, 2, 3])
 def game(request: pytest.FixtureRequest) -> RecordedGame:
     return record_game(request.param)
+
+
+@pytest.fixture(scope="module", params=[(1, 4), (2, 4), (3, 3)], ids=["4p", "4p", "3p"])
+def newcomers_game(request: pytest.FixtureRequest) -> RecordedGame:
+    seed, players = request.param
+    return record_game(seed, players=players, names=NEWCOMERS[:players])
 
 
 def screens(game: RecordedGame) -> list[tuple[view_pb2.PlayerView, Chronicle]]:
@@ -64,8 +77,8 @@ def test_every_frame_fills_the_terminal_exactly_with_the_status_line_first(
         lines = frame_lines(scene(game, view, chronicle), width, height)
         assert len(lines) == height
         assert all(len(line) <= width for line in lines)
-        status = words.status_line(view, chronicle.names)
-        assert lines[0].startswith(status[: width - 12].rstrip("…")), lines[0]
+        status = lines[0].removesuffix("1:45 left").rstrip()
+        assert status in words.status_lines(view, chronicle.names), lines[0]
         assert lines[0].rstrip().endswith("1:45 left")
 
 
@@ -170,7 +183,7 @@ def test_the_conflict_summary_shows_the_points_each_player_got(game: RecordedGam
         text = " ".join(to_text(render_conflict(view, chronicle) or "", width=400).split())
         if summary.HasField("traitor"):
             assert f"{NAMES[summary.traitor]} betrayed" in text
-            points = text[text.index("points: ") :]
+            points = text[text.index("Points: ") :]
             traitor = points[points.index(NAMES[summary.traitor]) :].split(",")[0]
             assert "+1 (traitor)" in traitor
         if summary.HasField("flipped"):
@@ -219,3 +232,122 @@ def test_a_terminal_below_80x24_is_asked_to_grow() -> None:
     lines = frame_lines(Scene(view, game.ruleset, chronicle), 60, 20)
     assert len(lines) == 20
     assert "make it at least 80x24" in "\n".join(lines)
+
+
+def _shows_whole(lines: list[str], view: view_pb2.PlayerView, chronicle: Chronicle) -> None:
+    """What a player must see on every screen, whole: the round and phase, whose turn, the
+    clock, every player's VP (yours among them) under the table's header, and your hand."""
+    text = "\n".join(lines)
+    assert "…" not in text, text
+    status = lines[0]
+    assert status.rstrip().endswith("1:45 left"), status
+    if view.phase != events_pb2.PHASE_GAME_OVER:
+        when = f"Round {view.round} of {view.rounds}" if view.round else "Before round 1"
+        assert status.startswith(f"{when} · {words.PHASES[view.phase]} · "), status
+        for seat in view.turn.seats:
+            if seat == view.seat:
+                assert "your turn" in status, status
+            else:
+                assert chronicle.name(seat) in status or words.mark(seat) in status, status
+    assert any(re.match(r"^ +Seat +Player +House +VP +Hand ", line) for line in lines), text
+    rows = {int(row.group(1)) - 1: row for line in lines if (row := PLAYER_ROW.match(line))}
+    assert sorted(rows) == list(range(len(view.seats))), text
+    for seat, row in rows.items():
+        assert row.group(2).startswith(chronicle.name(seat)), row.group(0)
+        assert int(row.group(4)) == view.seats[seat].vp, row.group(0)
+        assert (seat == view.seat) == ("(you)" in row.group(2)), row.group(0)
+    hand = " ".join(str(card) for card in sorted(view.hand.cards)) or "no cards"
+    assert any(line.startswith(f"Your hand: {hand}") for line in lines), text
+
+
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (100, 36), (120, 40)])
+def test_every_screen_from_80x24_up_shows_your_vp_every_vp_the_turn_the_clock_and_hand_whole(
+    newcomers_game: RecordedGame, width: int, height: int
+) -> None:
+    for view, chronicle in screens(newcomers_game):
+        lines = frame_lines(scene(newcomers_game, view, chronicle), width, height)
+        _shows_whole(lines, view, chronicle)
+        if view.HasField("last_conflict"):  # in full, or in a line that names the key
+            text = " ".join(" ".join(lines).split())
+            whole = all(
+                " ".join(line.plain.split()) in text for line in conflict_lines(view, chronicle)
+            )
+            assert whole or f"Conflict of round {view.last_conflict.round}: " in text
+            assert whole or "Tab: in full" in text, text
+
+
+def test_the_conflict_key_shows_the_last_conflict_in_full_at_80x24(
+    newcomers_game: RecordedGame,
+) -> None:
+    shown = 0
+    for view, chronicle in screens(newcomers_game):
+        if not view.HasField("last_conflict"):
+            continue
+        asked = scene(newcomers_game, view, chronicle)
+        lines = frame_lines(
+            Scene(
+                view,
+                newcomers_game.ruleset,
+                chronicle,
+                prompt=asked.prompt,
+                clock=asked.clock,
+                conflict_shown=True,
+            ),
+            80,
+            24,
+        )
+        assert len(lines) == 24
+        _shows_whole(lines, view, chronicle)
+        text = " ".join(" ".join(lines).split())
+        assert "Tab: back to the board" in text
+        for line in conflict_lines(view, chronicle):
+            assert " ".join(line.plain.split()) in text, (line.plain, text)
+        shown += 1
+    assert shown > 10
+
+
+def test_a_menu_too_long_for_its_rows_still_shows_the_option_a_hint_suggested() -> None:
+    game = record_game(4, names=NEWCOMERS)
+    chronicle = Chronicle()
+    for update in game.updates:
+        chronicle.apply(update.event)
+        view = update.view
+        if update.HasField("view") and len(view.legal) > 12:
+            break
+    else:
+        raise AssertionError("no decision with more than 12 options")
+    last = len(view.legal) - 1
+    said = f"{last + 1} {menu_label(view.legal[last], view, 80)}"
+    grid, hidden = menu_grid(view, 80, 2, suggested=last)
+    text = to_text(grid, 80)
+    assert hidden > 0 and said in text, text
+    assert f"+{hidden} more (" in text  # it says it left options out, and how to ask for them
+    assert said not in to_text(menu_grid(view, 80, 2)[0], 80)
+
+
+def test_the_end_screen_fits_the_terminal_it_is_left_on() -> None:
+    game = record_game(1, names=NEWCOMERS)
+    chronicle = Chronicle.of(update.event for update in game.updates)
+    view = game.updates[-1].view
+    for width, height in SIZES:
+        end = render_end(
+            view,
+            game.ruleset,
+            chronicle,
+            "127.0.0.1:50051",
+            (width, height),
+            run=".venv/bin/verrater",
+        )
+        lines = to_text(end, width=width, height=height).removesuffix("\n").split("\n")
+        assert len(lines) < height, "the shell's prompt after it scrolls nothing away"
+        assert lines[0].startswith("Game over after round"), lines[0]
+        assert all(len(line) <= width for line in lines)
+        text = "\n".join(lines)
+        assert "Final scores" in text
+        for command in ("replay", "audit"):
+            said = f"  .venv/bin/verrater {command} {view.game_id} --server 127.0.0.1:50051"
+            assert said in lines, text
+    roomy = to_text(
+        render_end(view, game.ruleset, chronicle, "127.0.0.1:50051", (120, 60)), width=120
+    )
+    assert "#11 " in roomy and "Conflict of round" in roomy  # the board and the conflict too

@@ -1,7 +1,9 @@
 """The full-screen client in a real pseudo-terminal against a real server: whole games at
-80x24 and 120x40 where every frame fits and starts with the status line, a resize, keys typed
-out of turn, a client killed with SIGKILL and resumed by another with the stored credential,
-tokens that expire every few seconds, and `make play`."""
+80x24 and 120x40 where every frame fits and starts with the status line (at 80x24 with nothing
+cut to `…`, the last conflict on its key, the printed lines within the width and the end
+screen within the height, its commands runnable as printed), a resize, keys typed out of turn,
+a client killed with SIGKILL and resumed by another with the stored credential, tokens that
+expire every few seconds, and `make play` (which Ctrl-C ends without make's complaint)."""
 
 from __future__ import annotations
 
@@ -26,7 +28,17 @@ from services.api.verrater.v1 import (
     lobby_pb2_grpc,
 )
 
-from .conftest import CHOICE, ROOT, SUPPLY, Frame, ServerProcess, SpawnClient
+from .conftest import (
+    ANSI,
+    CHOICE,
+    ROOT,
+    RUN,
+    SUPPLY,
+    Frame,
+    ServerProcess,
+    SpawnClient,
+    newcomers_path,
+)
 
 #: A VP scale on the board: four cells, provisional ones marked "*".
 SCALE = re.compile(r"\d+\*?/\d+\*?/\d+\*?/\d+\*?|vp \d+\*? \d+\*? \d+\*? \d+\*?")
@@ -42,42 +54,101 @@ def _check_whole_game(frames: list[Frame], output: str, address: str) -> None:
     """What every game's screens show: the board's VP scales, the stakes and the totals
     while the supply is played, the clock on the player's turns, and the end screen."""
     assert len(frames) > 50
-    assert all(SCALE.search(frame.text) for frame in frames if frame.lines[-1].strip())
-    supply = [frame for frame in frames if frame.asks() == SUPPLY]
+    boards = [frame for frame in frames if "The last conflict" not in frame.text]
+    assert all(SCALE.search(frame.text) for frame in boards if frame.lines[-1].strip())
+    supply = [frame for frame in boards if frame.asks() == SUPPLY]
     assert supply
     for frame in supply:
         assert "So far: " in frame.text and "Stakes: " in frame.text, frame.text
     mine = [frame for frame in frames if "your turn" in frame.status]
     assert mine and all(re.search(r"\d+:\d\d left|time is up", frame.status) for frame in mine)
     game_id = _game_id(output)
-    commitment = re.search(r"Seed commitment of game \w+: ([0-9a-f]{64})", output)
+    said = " ".join(ANSI.sub("", output).split())  # lines wrapped between words, joined
+    commitment = re.search(r"Seed commitment of game \w+: ([0-9a-f]{64})", said)
     assert commitment is not None
-    assert "Seed commitment, as shown when the game started:" in output
-    assert output.count(commitment.group(1)) >= 2  # at the start and at the end
-    assert f"verrater replay {game_id} --server {address}" in output
-    assert f"verrater audit {game_id} --server {address}" in output
+    assert "Seed commitment, as shown when the game started:" in said
+    assert said.count(commitment.group(1)) >= 2  # at the start and at the end
+    lines = ANSI.sub("", output).split("\r\n")
+    assert f"  {RUN} replay {game_id} --server {address}" in lines  # whole, on a line
+    assert f"  {RUN} audit {game_id} --server {address}" in lines
     assert "Final scores" in output
     assert re.search(r"wins|share the win", output)
+    # As printed, in the shell of someone who has not put the virtualenv on their PATH.
+    printed = subprocess.run(
+        f"{RUN} replay {game_id} --server {address}",
+        shell=True,
+        cwd=ROOT,
+        env={**os.environ, "PATH": newcomers_path()},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert printed.returncode == 0, printed.stderr
+    assert "== Round 1 " in printed.stdout
+
+
+def _outside_the_game(output: str) -> list[str]:
+    """The lines printed before the full screen and after it (the end screen), uncoloured."""
+    before, _, rest = output.partition("\x1b[?1049h")
+    after = rest.rpartition("\x1b[?1049l")[2]
+    return [ANSI.sub("", line) for line in (before + after).split("\r\n")]
 
 
 def test_a_whole_game_at_80x24_fits_the_terminal_in_every_frame(
     server: ServerProcess, spawn_client: SpawnClient
 ) -> None:
     client = spawn_client(
-        "play", "--server", server.address, "--name", "Small", rows=24, columns=80
+        "play",
+        "--server",
+        server.address,
+        "--name",
+        "Small",
+        "--turn-seconds",
+        "600",
+        rows=24,
+        columns=80,
     )
+    client.play(decisions=4)  # into round 2: round 1's conflict was fought
+    client.type("\t")
+    shown = client.next_frame(lambda frame: "The last conflict" in frame.text)
+    assert re.search(r"Conflict of round 1: Eagle \d+ vs Rose \d+: ", shown.text), shown.text
+    assert "Points: " in shown.text and "Tab: back to the board" in shown.text
+    client.type("\t")
+    client.next_frame(lambda frame: "The last conflict" not in frame.text and "#11 " in frame.text)
     decisions = client.play_to_the_end()
     assert client.finish() == 0
-    assert decisions >= 1 + 2 * 3  # a first estate, then a pick and a supply each round
-    assert all(len(frame.lines) == 24 for frame in client.frames)
-    _check_whole_game(client.frames, client.output, server.address)
+    assert decisions >= 1 + 2 * 2  # a first estate, then a pick and a supply each round
+    frames = client.frames
+    assert all(len(frame.lines) == 24 for frame in frames)
+    cut = [frame.text for frame in frames if "…" in frame.text]
+    assert not cut, cut[0]
+    # A move on its way is not "your turn" again: the screen says it is in.
+    assert not [frame.prompt for frame in frames if frame.prompt.startswith("Waiting: your")]
+    _check_whole_game(frames, client.output, server.address)
+    # The seat the lobby gave is the mark the screen shows for "you".
+    seat = re.search(r"you sit at seat (\d) \(P(\d) on the screen\)", client.said)
+    assert seat is not None and seat.group(1) == seat.group(2), client.said[:500]
+    you = re.compile(rf"^[▶ ]{{0,2}}P{seat.group(1)} +Small \(you\)", re.M)
+    assert all(you.search(frame.text) for frame in frames[-5:]), frames[-1].text
+    printed = _outside_the_game(client.output)
+    assert all(len(line) <= 80 for line in printed), [line for line in printed if len(line) > 80]
+    end = ANSI.sub("", client.output.rpartition("\x1b[?1049l")[2]).strip("\r\n").split("\r\n")
+    assert len(end) < 24 and end[0].startswith("Game over after round"), end
 
 
 def test_a_whole_game_at_120x40_redrawn_at_once_when_the_terminal_is_resized(
     server: ServerProcess, spawn_client: SpawnClient
 ) -> None:
     client = spawn_client(
-        "play", "--server", server.address, "--name", "Roomy", rows=40, columns=120
+        "play",
+        "--server",
+        server.address,
+        "--name",
+        "Roomy",
+        "--turn-seconds",
+        "600",
+        rows=40,
+        columns=120,
     )
     client.play(decisions=3)
     client.resize(24, 80)
@@ -191,6 +262,8 @@ def test_a_client_killed_mid_game_is_resumed_by_another_with_the_stored_credenti
         server.address,
         "--name",
         "Phoenix",
+        "--turn-seconds",
+        "600",
         rows=40,
         columns=120,
         config=config,
@@ -263,5 +336,8 @@ def test_make_play_starts_a_game_as_the_readme_says(
     )
     client.expect("Welcome, ")
     client.next_frame(lambda frame: frame.asks() == CHOICE)
-    client.child.sendintr()
-    client.expect("You left the game")
+    client.child.sendintr()  # to make and the client alike, as a terminal's Ctrl-C is
+    client.child.expect(pexpect.EOF, timeout=30)
+    client.child.close()
+    assert f"You left the game. Your seat waits for you: run `{RUN} play --server" in client.said
+    assert "make: ***" not in client.output, client.output[-500:]
