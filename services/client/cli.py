@@ -35,6 +35,7 @@ from .connection import (
 from .identity import WHERE, IdentityStore
 from .lobby import (
     LEVELS,
+    PEOPLE_TURN_SECONDS,
     Player,
     SeatTicket,
     TableChoice,
@@ -82,8 +83,10 @@ def add_commands(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     play.add_argument(
         "--turn-seconds",
         type=int,
-        default=120,
-        help="seconds per decision at your new table before a bot decides (120; 0: no timer)",
+        default=None,
+        help="seconds per decision at your new table before a bot decides (0: no timer; "
+        f"default: none at a table of you and bots, {PEOPLE_TURN_SECONDS} where people may "
+        "join)",
     )
     where = play.add_mutually_exclusive_group()
     where.add_argument(

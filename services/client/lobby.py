@@ -30,6 +30,9 @@ LEVELS = {
 }
 #: A quick-match table this client opens fills its free seats with bots after this wait.
 QUICK_FILL_SECONDS = 10
+#: The turn timer of a new table where people may join (other people wait for each other),
+#: unless the player asks for another. A table of the player and bots has none: nobody waits.
+PEOPLE_TURN_SECONDS = 120
 #: How long the first call waits for an unreachable server before saying so.
 FIRST_CONTACT_PATIENCE_S = 5.0
 #: A token with less life than this left is renewed by SignIn rather than RefreshToken (which
@@ -48,13 +51,22 @@ class TableChoice:
     level: str = "normal"
     join: str | None = None  # TABLE_ID or TABLE_ID:INVITE_CODE
     quick: bool = False
-    turn_seconds: int = 120
+    turn_seconds: int | None = None  # None: see `timer`
 
     def __post_init__(self) -> None:
         if self.bots is not None and not 0 <= self.bots <= self.players - 1:
             raise ClientError(
                 f"a table of {self.players} has room for 0 to {self.players - 1} bots"
             )
+
+    @property
+    def timer(self) -> int:
+        """The turn timer of a new table: as asked, else none when every other seat is a bot
+        (nobody else waits for the player), else PEOPLE_TURN_SECONDS."""
+        if self.turn_seconds is not None:
+            return self.turn_seconds
+        only_bots = self.bots is None or self.bots == self.players - 1
+        return 0 if only_bots else PEOPLE_TURN_SECONDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +232,7 @@ def open_table(conn: Connection, player: Player, choice: TableChoice) -> lobby_p
         lobby_pb2.CreateTableRequest(
             size=choice.players,
             auto_start=True,
-            turn_seconds=choice.turn_seconds,
+            turn_seconds=choice.timer,
             request_id=request_id(),
         ),
         auth=auth,

@@ -1,4 +1,5 @@
-"""The turn clock against the server's clock, and tokens that renew themselves in time."""
+"""The turn clock against the server's clock, the turn timer a new table asks for, and tokens
+that renew themselves in time."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from google.protobuf import timestamp_pb2
 
 from services.client.clock import ServerClock, countdown
 from services.client.connection import RENEW_AHEAD_S, Auth, Issued
+from services.client.lobby import PEOPLE_TURN_SECONDS, TableChoice
 
 
 class FakeTime:
@@ -14,6 +16,14 @@ class FakeTime:
 
     def __call__(self) -> float:
         return self.now
+
+
+def test_a_table_of_you_and_bots_has_no_turn_timer_unless_asked_for_one() -> None:
+    assert TableChoice().timer == 0  # every other seat a bot: nobody else waits
+    assert TableChoice(players=3, bots=2).timer == 0
+    assert TableChoice(bots=3, turn_seconds=45).timer == 45  # the table option still sets one
+    assert TableChoice(bots=1).timer == PEOPLE_TURN_SECONDS  # people may join: they wait
+    assert TableChoice(bots=1, turn_seconds=0).timer == 0
 
 
 def test_the_countdown_reads_like_a_clock() -> None:

@@ -24,9 +24,12 @@ def test_an_illegal_or_unclear_choice_is_explained_and_asked_again(
     client.type("#42\r")  # a position the rules refuse: the server's reason is shown
     frame = client.next_frame(lambda frame: "Not allowed: " in frame.text)
     assert frame.asks() == CHOICE  # asked again
+    # A table of the player and bots has no clock unless asked for: nobody else waits.
+    assert not re.search(r"\d+:\d\d left|time is up", frame.status), frame.status
     client.child.sendintr()
     assert client.finish() == 130
     assert f"You left the game. Your seat waits for you: run `{RUN} play --server" in client.said
+    assert "This table has no turn timer: the others wait." in client.said
 
 
 def test_a_question_mark_shows_the_ais_suggestion_and_its_reason(
