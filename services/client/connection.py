@@ -196,6 +196,19 @@ def reason_of(error: grpc.RpcError) -> str:
     return ""
 
 
+#: Refusals of a server that answered while its game's store did not (docs/CLIENTS.md): the
+#: same call is safe to send again, and the screen says why it waits.
+_STORE_WAITS = {
+    "REPLICATION_UNCONFIRMED": (
+        "The server has the game's latest move but its store has not confirmed it yet (a move "
+        "is made once, however often it is sent)"
+    ),
+    "STORE_UNAVAILABLE": "The server's store does not answer",
+}
+#: How far apart a call the store made wait is tried again, at most.
+STORE_RETRY_CAP_S = 1.0
+
+
 def _code(error: grpc.RpcError) -> grpc.StatusCode | None:
     return error.code() if isinstance(error, grpc.Call) else None
 
@@ -219,6 +232,7 @@ class Connection:
         self._notify = notify
         self._backoff = backoff
         self._lost = False
+        self._store_waited = False
         self._reached = False
         self._channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(self._channel)
@@ -232,8 +246,17 @@ class Connection:
         """Where news of the connection goes from now on (e.g. into the game screen)."""
         self._notify = notify
 
-    def _wait(self, backoff: Backoff, problem: str) -> None:
+    def _wait(self, backoff: Backoff, problem: str, reason: str = "") -> None:
         delay = backoff.next_delay()
+        waiting_for_store = _STORE_WAITS.get(reason)
+        if waiting_for_store is not None and delay is not None:
+            # The server answered: only its store is away (a failover takes seconds), so the
+            # retries stay close, and the screen says what is going on.
+            delay = min(delay, STORE_RETRY_CAP_S)
+            self._notify(f"{waiting_for_store}; asking again in {delay:.1f} s ...")
+            self._store_waited = True
+            time.sleep(delay)
+            return
         if delay is None:
             if not self._reached:
                 raise ConnectionLost(
@@ -253,6 +276,9 @@ class Connection:
         time.sleep(delay)
 
     def _recovered(self) -> None:
+        if self._store_waited:
+            self._store_waited = False
+            self._notify("The server's store answers again.")
         if self._lost:
             self._lost = False
             self._notify(f"{'Reconnected' if self._reached else 'Connected'} to {self.address}.")
@@ -262,11 +288,12 @@ class Connection:
         self, backoff: Backoff, error: grpc.RpcError, retryable: frozenset[grpc.StatusCode]
     ) -> None:
         code = _code(error)
+        reason = reason_of(error)
         if code not in retryable:
             raise ServerRefused(
-                code or grpc.StatusCode.UNKNOWN, status_text(error), reason_of(error)
+                code or grpc.StatusCode.UNKNOWN, status_text(error), reason
             ) from error
-        self._wait(backoff, code.name if code is not None else "no answer")
+        self._wait(backoff, code.name if code is not None else "no answer", reason)
 
     def call(
         self,
