@@ -39,7 +39,7 @@ from .port import (
     SlowReader,
 )
 from .producers import GameNotifier, LobbyNotifier, Publisher, game_notifications
-from .redis_streams import RedisNotifications, decode_outbound
+from .redis import RedisNotifications, decode_outbound
 from .watch import DEFAULT_MAX_PENDING, DEFAULT_MAX_STREAMS, NotificationStreams, TooManyStreams
 
 __all__ = [

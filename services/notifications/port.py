@@ -1,7 +1,7 @@
 """The `Notifications` port: every player's notifications, kept for a while, readable from a
 cursor and followed live; and the outbound feed a push gateway consumes.
 
-Two adapters: in memory (embedded `verrater serve`, tests) and Redis (`redis_streams.py`). Both
+Two adapters: in memory (embedded `verrater serve`, tests) and Redis (`redis/`). Both
 keep, per player, about the last `KEEP_PER_PLAYER` notifications for at most `KEEP_SECONDS`, and
 store a notification once per dedupe key (`kinds.py`) within `DEDUPE_SECONDS`.
 

@@ -333,6 +333,7 @@ def test_the_build_context_builds_a_wheel_with_the_verrater_command(tmp_path: Pa
     assert "services/api/verrater/v1/game_pb2.py" in names
     assert "services/engine/data/landscapes.json" in names
     assert "services/eventstore/redis/append.lua" in names
+    assert "services/notifications/redis/publish.lua" in names
     # The page, built by `make web`: `make run` and the image need no npm.
     assert "services/web/static/index.html" in names
     assert "services/web/static/manifest.json" in names
