@@ -21,6 +21,7 @@ from .port import (
     Notifications,
     NotificationsUnavailable,
     OutboundEntry,
+    Published,
     Subscriber,
     check_resumable,
 )
@@ -68,12 +69,12 @@ class InMemoryNotifications(Notifications):
         self._outbound_last = ORIGIN
         self._closed = False
 
-    async def publish(self, notifications: Sequence[Notification]) -> list[Received | None]:
-        """See :meth:`Notifications.publish`."""
+    async def publish_each(self, notifications: Sequence[Notification]) -> list[Published]:
+        """See :meth:`Notifications.publish_each` (memory is always reachable)."""
         self._check_open()
         now = self._clock()
         self._forget_seen(now)
-        stored: list[Received | None] = []
+        stored: list[Published] = []
         for notification in notifications:
             seen = (notification.player_id, notification.key)
             if seen in self._seen:
@@ -138,8 +139,12 @@ class InMemoryNotifications(Notifications):
         inbox = self._inboxes.get(player_id)
         return ORIGIN if inbox is None else inbox.last
 
-    async def outbound(self, after_cursor: str = "0-0", limit: int = 100) -> list[OutboundEntry]:
-        """See :meth:`Notifications.outbound`."""
+    async def outbound(
+        self, after_cursor: str = "0-0", limit: int = 100, shard: int = 0
+    ) -> list[OutboundEntry]:
+        """See :meth:`Notifications.outbound` (one shard)."""
+        if shard != 0:
+            raise ValueError(f"the outbound feed has one shard here, not {shard + 1}")
         after = parse_cursor(after_cursor)
         return [entry for entry in self._outbound if entry.feed_position > after][:limit]
 

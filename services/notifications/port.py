@@ -3,7 +3,9 @@ cursor and followed live; and the outbound feed a push gateway consumes.
 
 Two adapters: in memory (embedded `verrater serve`, tests) and Redis (`redis/`). Both
 keep, per player, about the last `KEEP_PER_PLAYER` notifications for at most `KEEP_SECONDS`, and
-store a notification once per dedupe key (`kinds.py`) within `DEDUPE_SECONDS`.
+store a notification once per dedupe key (`kinds.py`) within `DEDUPE_SECONDS`. Publishing says
+what became of each notification (`Published`), so that one store away (a Redis Cluster
+master) holds up only the notifications it holds; a player's notifications keep their order.
 
 A live subscription catches up by reading, then takes what the adapter's one fan-out per process
 hands it. What waits for a subscriber is bounded: past `inbox_limit` it re-reads from its last
@@ -19,6 +21,7 @@ from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 from services.errors import Reason, ServiceError
 
@@ -77,6 +80,21 @@ class NotificationsUnavailable(ServiceError):
         super().__init__(
             Reason.STORE_UNAVAILABLE, f"notifications are unavailable ({why}); retry shortly"
         )
+
+
+class NotificationRefused(ServiceError):
+    """The store refused a notification for good (a key of a foreign type, say): publishing it
+    again cannot succeed. Never sent to a client: the publisher logs it and drops it."""
+
+    def __init__(self, why: str) -> None:
+        super().__init__(Reason.INTERNAL, f"the store refused a notification ({why})")
+
+
+Published: TypeAlias = Received | ServiceError | None
+"""What became of one published notification: stored (its :class:`Received`), None when its
+dedupe key was stored before (a repeated fact), or why not: :class:`NotificationsUnavailable`
+when its store could not be reached (publish it again later: it may have been stored, which the
+dedupe key then finds), :class:`NotificationRefused` when it never can be."""
 
 
 def check_resumable(
@@ -199,10 +217,39 @@ class Notifications(ABC):
 
     inbox_limit: int = DEFAULT_INBOX_LIMIT
 
+    #: The outbound feed's shards (see :meth:`outbound`).
+    outbound_shards: int = 1
+
     @abstractmethod
+    async def publish_each(self, notifications: Sequence[Notification]) -> list[Published]:
+        """Store each notification for its player and on the outbound feed; what became of
+        each, in order (see :data:`Published`).
+
+        A player's notifications are stored in the order given, and one that was not stored is
+        never followed by a stored one of the same player from the same call. A store that
+        cannot be reached (a Redis Cluster master away) fails only the notifications it holds,
+        and only after a bounded wait. Raises :class:`NotificationsUnavailable` instead when no
+        store could be reached at all."""
+
     async def publish(self, notifications: Sequence[Notification]) -> list[Received | None]:
         """Store each notification for its player and on the outbound feed, in order; a
-        notification whose dedupe key was stored before is dropped (None in its place)."""
+        notification whose dedupe key was stored before is dropped (None in its place). Raises
+        the first failure of :meth:`publish_each` (the others were stored: publishing all of
+        them again stores only what was missing)."""
+        published = await self.publish_each(notifications)
+        stored: list[Received | None] = []
+        for outcome in published:
+            if isinstance(outcome, ServiceError):
+                raise outcome
+            stored.append(outcome)
+        return stored
+
+    def route(self, player_id: str) -> str:
+        """Which of the adapter's stores holds the player's notifications now: on a Redis
+        Cluster the address of the master serving the player's slot, "" where there is one
+        store. A :class:`Publisher` keeps a queue per store, so one store's outage delays
+        only the players it holds."""
+        return ""
 
     async def read(self, player_id: str, after_cursor: str, limit: int) -> list[Received]:
         """At most `limit` of the player's notifications after the cursor ("0-0": from the
@@ -218,10 +265,18 @@ class Notifications(ABC):
     async def _head(self, player_id: str) -> Position:
         """The position of the player's last notification ((0, 0) before any)."""
 
+    def outbound_shard(self, player_id: str) -> int:
+        """The outbound feed's shard that carries the player's notifications, in their order."""
+        return 0
+
     @abstractmethod
-    async def outbound(self, after_cursor: str = "0-0", limit: int = 100) -> list[OutboundEntry]:
-        """The outbound feed after a feed cursor (a push gateway on Redis reads the stream with
-        a consumer group instead; see docs/OPERATING.md)."""
+    async def outbound(
+        self, after_cursor: str = "0-0", limit: int = 100, shard: int = 0
+    ) -> list[OutboundEntry]:
+        """A shard of the outbound feed after a feed cursor of that shard (a push gateway on
+        Redis reads each shard's stream with a consumer group instead; see
+        docs/OPERATING.md). There is one shard but on a Redis Cluster, where
+        :attr:`outbound_shards` keys spread the feed over the masters."""
 
     @abstractmethod
     async def _join(self, subscriber: Subscriber) -> None:

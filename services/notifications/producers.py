@@ -15,7 +15,8 @@ import contextlib
 import logging
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from services.codec import Record
 from services.engine import GameState, Phase, competition_ranks, to_act
@@ -25,6 +26,7 @@ from services.tasks import cancel_and_wait
 from .kinds import (
     GameOver,
     Notification,
+    Received,
     bot_took_over,
     game_over,
     game_started,
@@ -33,12 +35,12 @@ from .kinds import (
     timer_running_out,
     your_turn,
 )
-from .port import Notifications
+from .port import NotificationRefused, Notifications, NotificationsUnavailable, Published
 
 log = logging.getLogger("verrater.notifications")
 
-#: Notifications that may wait to be published (while the store is unreachable) before the
-#: oldest are dropped.
+#: Notifications that may wait to be published (while a store is unreachable) before the
+#: oldest of the longest queue are dropped.
 DEFAULT_MAX_QUEUED = 100_000
 #: Notifications published per round trip at most.
 _BATCH = 100
@@ -46,40 +48,76 @@ _RETRY_FIRST_DELAY = 0.05
 _RETRY_MAX_DELAY = 2.0
 
 
+@dataclass(eq=False)
+class _Lane:
+    """The notifications waiting for one store (one Redis Cluster master), in order."""
+
+    route: str
+    queue: deque[Notification] = field(default_factory=deque)
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass(eq=False)
+class _Pin:
+    """A player with notifications waiting: in which lane, and how many."""
+
+    lane: _Lane
+    count: int = 0
+
+
 class Publisher:
-    """Publishes what it is sent, in order, in the background (see the module docstring)."""
+    """Publishes what it is sent, each player's notifications in order, in the background.
+
+    One queue ("lane") per store that holds players' notifications (the adapter's
+    :meth:`~Notifications.route`: one on a standalone Redis or in memory, one per master on a
+    Redis Cluster), each published in batches by a task of its own. A store that cannot be
+    reached holds up its own lane only: the lane retries with backoff (each attempt bounded by
+    the adapter) while the others go on. A player's notifications stay in one lane, the lane
+    they were first sent to, until all of them are published; a lane whose attempt failed sends
+    the players its store no longer holds (after a failover, say) to the lanes that now do, so
+    they do not wait behind players still unreachable. Everything waiting counts towards
+    `max_queued`; beyond it, the oldest of the longest lane are dropped, with a warning.
+    """
 
     def __init__(
         self, notifications: Notifications, *, max_queued: int = DEFAULT_MAX_QUEUED
     ) -> None:
         self.notifications = notifications
         self._max_queued = max_queued
-        self._queue: deque[Notification] = deque()
-        self._ready = asyncio.Event()
+        self._lanes: dict[str, _Lane] = {}
+        self._pins: dict[str, _Pin] = {}
+        self._queued = 0  # waiting in every lane, and in the lanes' attempts under way
         self._idle = asyncio.Event()
         self._idle.set()
-        self._task: asyncio.Task[None] | None = None
         #: Notifications stored, and those dropped as already stored (a repeated fact).
         self.published = 0
         self.duplicates = 0
 
+    @property
+    def queued(self) -> int:
+        """Notifications sent and not yet published (nor given up on)."""
+        return self._queued
+
     def send(self, notifications: Iterable[Notification]) -> None:
         """Queue `notifications` for publishing (from inside the event loop)."""
-        queue = self._queue
-        queue.extend(notifications)
-        if not queue:
+        touched: set[_Lane] = set()
+        for notification in notifications:
+            pin = self._pins.get(notification.player_id)
+            if pin is None:
+                pin = self._pins[notification.player_id] = _Pin(
+                    self._lane(self.notifications.route(notification.player_id))
+                )
+            pin.lane.queue.append(notification)
+            pin.count += 1
+            self._queued += 1
+            touched.add(pin.lane)
+        if not touched:
             return
-        while len(queue) > self._max_queued:
-            dropped = queue.popleft()
-            log.warning(
-                "notification queue full: dropped %s for %s", dropped.key, dropped.player_id
-            )
+        while self._queued > self._max_queued and self._drop_oldest():
+            pass
         self._idle.clear()
-        self._ready.set()
-        if self._task is None or self._task.done():
-            self._task = asyncio.get_running_loop().create_task(
-                self._run(), name="notification-publisher"
-            )
+        for lane in touched:
+            self._start(lane)
 
     async def drain(self) -> None:
         """Wait until everything sent so far is published (or given up on)."""
@@ -90,39 +128,121 @@ class Publisher:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout):
                 await self.drain()
-        if self._queue:
-            log.warning("shutting down: %d notifications not published", len(self._queue))
-        if self._task is not None:
-            await cancel_and_wait(self._task)
-            self._task = None
+        if self._queued:
+            log.warning("shutting down: %d notifications not published", self._queued)
+        for lane in list(self._lanes.values()):
+            if lane.task is not None:
+                await cancel_and_wait(lane.task)
+                lane.task = None
 
-    async def _run(self) -> None:
+    def _lane(self, route: str) -> _Lane:
+        lane = self._lanes.get(route)
+        if lane is None:
+            lane = self._lanes[route] = _Lane(route)
+        return lane
+
+    def _start(self, lane: _Lane) -> None:
+        if lane.queue and (lane.task is None or lane.task.done()):
+            lane.task = asyncio.get_running_loop().create_task(
+                self._run(lane), name=f"notification-publisher-{lane.route or 'all'}"
+            )
+
+    def _drop_oldest(self) -> bool:
+        """Drop the oldest notification of the longest lane (False: every lane is empty, what
+        waits is in attempts under way)."""
+        lane = max(self._lanes.values(), key=lambda each: len(each.queue), default=None)
+        if lane is None or not lane.queue:
+            return False
+        dropped = lane.queue.popleft()
+        self._settled(dropped)
+        log.warning("notification queue full: dropped %s for %s", dropped.key, dropped.player_id)
+        return True
+
+    def _settled(self, notification: Notification) -> None:
+        """One notification is published or given up on."""
+        self._queued -= 1
+        pin = self._pins[notification.player_id]
+        pin.count -= 1
+        if not pin.count:
+            del self._pins[notification.player_id]
+        if not self._queued:
+            self._idle.set()
+
+    async def _run(self, lane: _Lane) -> None:
         delay = _RETRY_FIRST_DELAY
-        while True:
-            if not self._queue:
-                self._idle.set()
-                self._ready.clear()
-                await self._ready.wait()
+        while lane.queue:
+            batch = [lane.queue.popleft() for _ in range(min(_BATCH, len(lane.queue)))]
+            outcomes = await self._publish(batch)
+            waiting = self._settle(batch, outcomes)
+            if not waiting:
+                delay = _RETRY_FIRST_DELAY
                 continue
-            batch = [self._queue[index] for index in range(min(_BATCH, len(self._queue)))]
-            try:
-                stored = await self.notifications.publish(batch)
-            except Exception as error:
-                if isinstance(error, ServiceError) and error.reason is Reason.STORE_UNAVAILABLE:
-                    log.warning(
-                        "publishing notifications failed (%s); retry in %.2fs", error, delay
-                    )
-                    await asyncio.sleep(delay)
-                    delay = min(delay * 2, _RETRY_MAX_DELAY)
-                    continue
-                log.exception("could not publish %d notifications; dropped", len(batch))
-                stored = []
-            delay = _RETRY_FIRST_DELAY
-            for _ in batch:
-                if self._queue:
-                    self._queue.popleft()
-            self.published += sum(1 for item in stored if item is not None)
-            self.duplicates += sum(1 for item in stored if item is None)
+            lane.queue.extendleft(reversed(waiting))
+            self._reroute(lane)
+            log.warning(
+                "publishing %d notifications failed (%s); retry in %.2fs",
+                len(waiting),
+                next(o for o in outcomes if isinstance(o, ServiceError)),
+                delay,
+            )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, _RETRY_MAX_DELAY)
+        if self._lanes.get(lane.route) is lane:
+            del self._lanes[lane.route]
+
+    async def _publish(self, batch: Sequence[Notification]) -> Sequence[Published]:
+        try:
+            return await self.notifications.publish_each(batch)
+        except NotificationsUnavailable as unavailable:
+            return [unavailable] * len(batch)
+        except Exception as error:
+            log.exception("could not publish %d notifications; dropped", len(batch))
+            return [NotificationRefused(repr(error))] * len(batch)
+
+    def _settle(
+        self, batch: Sequence[Notification], outcomes: Sequence[Published]
+    ) -> list[Notification]:
+        """Count what a batch's attempt published; the notifications to publish again."""
+        waiting = []
+        for notification, outcome in zip(batch, outcomes, strict=True):
+            if isinstance(outcome, ServiceError) and outcome.reason is Reason.STORE_UNAVAILABLE:
+                waiting.append(notification)
+                continue
+            if isinstance(outcome, Received):
+                self.published += 1
+            elif outcome is None:
+                self.duplicates += 1
+            else:
+                log.error(
+                    "notification %s for %s dropped: %s",
+                    notification.key,
+                    notification.player_id,
+                    outcome,
+                )
+            self._settled(notification)
+        return waiting
+
+    def _reroute(self, lane: _Lane) -> None:
+        """Send the lane's players whose store is now another (a failover, a map learnt late)
+        to that store's lane, in order."""
+        routes: dict[str, str] = {}
+        kept: deque[Notification] = deque()
+        moved: set[_Lane] = set()
+        for notification in lane.queue:
+            player_id = notification.player_id
+            route = routes.get(player_id)
+            if route is None:
+                route = routes[player_id] = self.notifications.route(player_id)
+            if route == lane.route:
+                kept.append(notification)
+                continue
+            target = self._lane(route)
+            target.queue.append(notification)
+            self._pins[player_id].lane = target
+            moved.add(target)
+        lane.queue = kept
+        for target in moved:
+            self._start(target)
 
 
 def _people(state: GameState) -> dict[int, str]:

@@ -60,7 +60,7 @@ async def test_the_same_fact_published_twice_is_stored_once(notifications: Notif
     assert first[0] is not None
     assert again[0] is None and again[2] is None and again[1] is not None
     assert versions(await notifications.read(ALICE, "0-0", 10)) == [1, 2]
-    feed = await notifications.outbound()
+    feed = await notifications.outbound(shard=notifications.outbound_shard(ALICE))
     assert [entry.notification for entry in feed] == [turn(1), turn(2)]
 
 
@@ -269,13 +269,28 @@ async def test_closing_ends_live_subscriptions_as_unavailable(
 async def test_the_outbound_feed_has_each_new_notification_with_its_cursor(
     notifications: Notifications,
 ) -> None:
-    stored = await notifications.publish([turn(1), turn(1, player=BOB), turn(2)])
+    """Every stored notification, on its player's shard of the feed (the one shard but on a
+    Redis Cluster), in its player's order, with its cursor; each shard read from a cursor of
+    its own."""
+    stored = await notifications.publish([turn(1), turn(1, player=BOB), turn(2), turn(3)])
 
-    feed = await notifications.outbound()
-    assert [(e.cursor, e.notification) for e in feed] == [
-        (r.cursor, r.notification)
-        for r in stored
-        if r is not None  # (all are)
-    ]
-    assert feed[0].feed_position < feed[1].feed_position < feed[2].feed_position
-    assert await notifications.outbound(format_cursor(feed[1].feed_position)) == feed[2:]
+    feed = {
+        shard: await notifications.outbound(shard=shard)
+        for shard in range(notifications.outbound_shards)
+    }
+    for player in (ALICE, BOB):
+        theirs = feed[notifications.outbound_shard(player)]
+        assert [
+            (e.cursor, e.notification) for e in theirs if e.notification.player_id == player
+        ] == [
+            (r.cursor, r.notification)
+            for r in stored
+            if r is not None and r.notification.player_id == player  # (all are stored)
+        ]
+    assert sum(len(entries) for entries in feed.values()) == 4
+    mine = feed[notifications.outbound_shard(ALICE)]
+    positions = [entry.feed_position for entry in mine]
+    assert positions == sorted(positions) and len(set(positions)) == len(positions)
+    second = format_cursor(positions[1])
+    after = await notifications.outbound(second, shard=notifications.outbound_shard(ALICE))
+    assert after == mine[2:]

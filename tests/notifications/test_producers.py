@@ -32,6 +32,7 @@ from services.notifications import (
     Notification,
     Notifications,
     NotificationsUnavailable,
+    Published,
     Publisher,
     Received,
     TableFull,
@@ -39,6 +40,7 @@ from services.notifications import (
     YourTurn,
     game_notifications,
 )
+from tests.support.waiting import wait_until
 
 SEATS = (
     SeatAssignment("palice", "Alice"),
@@ -232,12 +234,12 @@ class Flaky(InMemoryNotifications):
         super().__init__()
         self.failures = failures
 
-    async def publish(self, notifications: Sequence[Notification]) -> list[Received | None]:
+    async def publish_each(self, notifications: Sequence[Notification]) -> list[Published]:
         if self.failures:
             self.failures -= 1
-            await super().publish(notifications[:1])  # stored, but the reply never came
+            await super().publish_each(notifications[:1])  # stored, but the reply never came
             raise NotificationsUnavailable("connection reset")
-        return await super().publish(notifications)
+        return await super().publish_each(notifications)
 
 
 async def test_the_publisher_retries_while_the_store_is_away_and_keeps_the_order() -> None:
@@ -261,3 +263,86 @@ async def test_closing_the_publisher_gives_up_on_what_it_cannot_store(reachable:
     LobbyNotifier(publisher).table_full("t1", 1, {0: "palice"})
     await publisher.close(timeout=0.2)
     assert publisher.published == (1 if reachable else 0)
+
+
+class TwoStores(InMemoryNotifications):
+    """Players' notifications on two stores, "up" and "down" (as two masters of a Redis
+    Cluster): while `down` is away its players' notifications come back unavailable, each
+    attempt counted; `moved` sends players to the other store (a failover)."""
+
+    def __init__(self, down_players: set[str]) -> None:
+        super().__init__()
+        self.down_players = down_players
+        self.away = True
+        self.moved: set[str] = set()
+        self.attempts_on_down = 0
+
+    def route(self, player_id: str) -> str:
+        on_down = player_id in self.down_players and player_id not in self.moved
+        return "down" if on_down else "up"
+
+    async def publish_each(self, notifications: Sequence[Notification]) -> list[Published]:
+        published: list[Published] = []
+        for notification in notifications:
+            if self.away and self.route(notification.player_id) == "down":
+                self.attempts_on_down += 1
+                published.append(NotificationsUnavailable("the master is away"))
+            else:
+                published += await super().publish_each([notification])
+        return published
+
+
+def tables(player_id: str, versions: range) -> list[Notification]:
+    return [Notification(player_id, f"table_full:t1:{v}", TableFull(), 1, "t1") for v in versions]
+
+
+async def test_a_store_away_holds_up_its_own_players_only_and_their_order_survives() -> None:
+    notifications = TwoStores({"pstuck"})
+    publisher = Publisher(notifications)
+
+    # More than two batches of the unreachable store's, sent before the other's.
+    publisher.send(tables("pstuck", range(1, 251)))
+    publisher.send(tables("pfree", range(1, 4)))
+    await wait_until(lambda: publisher.published == 3, "the reachable store's are published")
+    assert [r.notification.key for r in await stored(notifications, "pfree")] == [
+        f"table_full:t1:{v}" for v in range(1, 4)
+    ]
+    await wait_until(lambda: notifications.attempts_on_down > 250, "the other is retried")
+    assert publisher.queued == 250
+
+    notifications.away = False
+    await publisher.drain()
+    keys = [r.notification.key for r in await notifications.read("pstuck", "0-0", 1000)]
+    assert keys == [f"table_full:t1:{v}" for v in range(1, 251)]
+
+
+async def test_players_whose_store_changed_leave_the_lane_of_the_store_away() -> None:
+    """A failover moves a player to another master: their waiting notifications follow, in
+    order, instead of waiting behind the players still unreachable."""
+    notifications = TwoStores({"pstuck", "pmoving"})
+    publisher = Publisher(notifications)
+    publisher.send(tables("pstuck", range(1, 151)))
+    publisher.send(tables("pmoving", range(1, 6)))
+    await wait_until(lambda: notifications.attempts_on_down >= 100, "the store away is tried")
+
+    notifications.moved.add("pmoving")
+    await wait_until(lambda: publisher.published == 5, "the moved player's are published")
+    keys = [r.notification.key for r in await stored(notifications, "pmoving")]
+    assert keys == [f"table_full:t1:{v}" for v in range(1, 6)]
+    assert publisher.queued == 150
+    await publisher.close(timeout=0)
+
+
+async def test_a_full_queue_drops_the_oldest_of_the_longest_lane() -> None:
+    notifications = TwoStores({"pstuck"})
+    publisher = Publisher(notifications, max_queued=120)
+    publisher.send(tables("pstuck", range(1, 101)))
+    await wait_until(lambda: notifications.attempts_on_down >= 100, "the store away is tried")
+    publisher.send(tables("pfree", range(1, 3)))
+    publisher.send(tables("pstuck", range(101, 131)))  # 132 waiting: 12 too many
+    await wait_until(lambda: publisher.published == 2, "the reachable store's are published")
+
+    notifications.away = False
+    await publisher.drain()
+    keys = [r.notification.key for r in await notifications.read("pstuck", "0-0", 1000)]
+    assert keys == [f"table_full:t1:{v}" for v in range(13, 131)]  # the oldest 12 dropped

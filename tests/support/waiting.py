@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -19,6 +19,19 @@ async def wait_until(
         async with asyncio.timeout(timeout):
             while not condition():
                 await asyncio.sleep(0.005)
+    except TimeoutError:
+        raise AssertionError(f"timed out after {timeout}s waiting until {what}") from None
+
+
+async def wait_until_true(
+    check: Callable[[], Awaitable[bool]], what: str, timeout: float = DEFAULT_TIMEOUT
+) -> None:
+    """:func:`wait_until` for a condition that must be awaited (a read from a store): asked
+    again every 10 ms until it holds; fails with ``what`` after ``timeout`` seconds."""
+    try:
+        async with asyncio.timeout(timeout):
+            while not await check():
+                await asyncio.sleep(0.01)
     except TimeoutError:
         raise AssertionError(f"timed out after {timeout}s waiting until {what}") from None
 

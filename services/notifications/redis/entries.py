@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from redis.typing import EncodableT, FieldT
+
 from services.api.verrater.v1 import lobby_pb2
 
 from ..kinds import Position, Received, parse_cursor
-from ..messages import notification_from_proto
+from ..messages import notification_from_proto, notification_to_proto
 from ..port import OutboundEntry
 
 
@@ -45,3 +47,21 @@ def decode_outbound(entry_id: bytes | str, fields: Mapping[bytes, bytes]) -> Out
         message, fields[b"player_id"].decode(), fields[b"key"].decode()
     )
     return OutboundEntry(position_of(entry_id), message.cursor, notification)
+
+
+def outbound_fields(received: Received) -> dict[FieldT, EncodableT]:
+    """The outbound feed entry of a stored notification, as the publish script writes it on a
+    standalone Redis: ``n`` is the whole Notification, its cursor (field 1, a string: the byte
+    0x0A, the length, the id) prepended to the message stored without it."""
+    notification = received.notification
+    cursor = received.cursor.encode()
+    message = notification_to_proto(notification).SerializeToString()
+    return {
+        "player_id": notification.player_id,
+        "kind": notification.kind_name,
+        "game_id": notification.game_id,
+        "table_id": notification.table_id,
+        "cursor": cursor,
+        "key": notification.key,
+        "n": b"\x0a" + bytes([len(cursor)]) + cursor + message,
+    }

@@ -2,23 +2,25 @@
 subscriptions through the process's one live reader.
 
 The layout it reads and writes is described in :mod:`services.notifications.redis`; its key
-names are in :mod:`.keys`, the publish script in ``publish.lua``, the live reader in :mod:`.hub`.
+names are in :mod:`.keys`, the publish script's calls in :mod:`.publishing`, a cluster's
+masters in :mod:`.nodes` and its feed shards in :mod:`.feed`, the live reader in :mod:`.hub`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Sequence
-from importlib import resources
 from typing import Any
 
 from redis.asyncio import Redis
-from redis.exceptions import ResponseError
+from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import ClusterDownError, ResponseError
 
+from services.errors import ServiceError
 from services.eventstore import AnyRedis, is_cluster_url, redis_client
 
 from ..kinds import ORIGIN, Notification, Position, Received, format_cursor, parse_cursor
-from ..messages import notification_to_proto
 from ..port import (
     DEDUPE_SECONDS,
     DEFAULT_INBOX_LIMIT,
@@ -28,17 +30,20 @@ from ..port import (
     Notifications,
     NotificationsUnavailable,
     OutboundEntry,
+    Published,
     Subscriber,
     check_resumable,
 )
 from .calls import once_more_if_dropped
-from .entries import decode_outbound, last_deleted, position_of, received_from
+from .entries import decode_outbound, last_deleted, outbound_fields, position_of, received_from
+from .feed import ClusterFeed
 from .hub import InboxHub
-from .keys import Keys
+from .keys import OUTBOUND_SHARDS, Keys
+from .nodes import ClusterNodes, transient
+from .publishing import PUBLISH_SCRIPT, PlayerCall, Retention, player_calls, run_pipelined, settle
 
-PUBLISH_SCRIPT = resources.files(__package__).joinpath("publish.lua").read_text()
-"""The publish script (package data beside this module); its keys, arguments and reply are
-described at its top."""
+#: How long closing gives the outbound feed's writer on a cluster to write what waits.
+_FEED_CLOSE_SECONDS = 1.0
 
 
 class RedisNotifications(Notifications):
@@ -68,14 +73,27 @@ class RedisNotifications(Notifications):
         self.inbox_limit = inbox_limit
         self.keys = Keys(key_prefix)
         self.outbound_key = self.keys.outbound
-        self._keep = keep
-        self._keep_ms = int(keep_seconds * 1000)
-        self._dedupe_ms = int(dedupe_seconds * 1000)
+        self._retention = Retention(keep, int(keep_seconds * 1000), int(dedupe_seconds * 1000))
+        self._keep_ms = self._retention.keep_ms
         self._outbound_maxlen = outbound_maxlen
         self.redis: AnyRedis = redis_client(url, client_name=client_name)
         if self.redis.get_encoder().decode_responses:
             raise ValueError("notifications are stored as protobuf bytes: drop decode_responses")
         self.cluster = is_cluster_url(url)
+        self._nodes: ClusterNodes | None = None
+        self._feed: ClusterFeed | None = None
+        if isinstance(self.redis, RedisCluster):
+            self.outbound_shards = OUTBOUND_SHARDS
+            self._nodes = ClusterNodes(
+                self.redis, url, client_name=client_name, timeout=command_timeout
+            )
+            if outbound_maxlen > 0:
+                self._feed = ClusterFeed(
+                    self._nodes,
+                    [self.keys.outbound_shard(shard) for shard in range(OUTBOUND_SHARDS)],
+                    maxlen=-(-outbound_maxlen // OUTBOUND_SHARDS),
+                    timeout=command_timeout,
+                )
         self._reader: Redis | None = (
             None
             if self.cluster
@@ -83,7 +101,7 @@ class RedisNotifications(Notifications):
                 url, single_connection_client=True, client_name=f"{client_name}-hub"
             )
         )
-        self._publish_script = self.redis.register_script(PUBLISH_SCRIPT)
+        self._publish_script = None if self.cluster else self.redis.register_script(PUBLISH_SCRIPT)
         self._hub = InboxHub(self, self._reader, block_ms)
         self._closed = False
 
@@ -100,119 +118,122 @@ class RedisNotifications(Notifications):
         """Where the player's dedupe key is remembered (in the player's slot)."""
         return self.keys.dedupe(player_id, key)
 
+    def route(self, player_id: str) -> str:
+        """See :meth:`Notifications.route`: on a cluster, the master of the player's slot."""
+        if self._nodes is None:
+            return ""
+        return self._nodes.address_of(self.keys.inbox(player_id))
+
+    def outbound_shard(self, player_id: str) -> int:
+        """See :meth:`Notifications.outbound_shard`: on a cluster, the player's slot modulo
+        ``OUTBOUND_SHARDS``."""
+        return self.keys.shard_of(player_id) if self.cluster else 0
+
+    def outbound_key_of(self, shard: int) -> str:
+        """The stream of the outbound feed's shard `shard`."""
+        if not 0 <= shard < self.outbound_shards:
+            raise ValueError(f"the outbound feed has {self.outbound_shards} shards, not {shard}")
+        return self.keys.outbound_shard(shard) if self.cluster else self.outbound_key
+
+    async def publish_each(self, notifications: Sequence[Notification]) -> list[Published]:
+        """See :meth:`Notifications.publish_each`: a script call per player, pipelined (on a
+        cluster, a pipeline per master); on a cluster the feed is written behind."""
+        published, _marks = await self._publish(notifications)
+        return published
+
     async def publish(self, notifications: Sequence[Notification]) -> list[Received | None]:
-        """See :meth:`Notifications.publish`: one pipeline of the publish script."""
+        """See :meth:`Notifications.publish`; on a cluster it also waits (up to the command
+        timeout) until the outbound feed has what was stored, which it gets later otherwise."""
+        published, marks = await self._publish(notifications)
+        stored: list[Received | None] = []
+        for outcome in published:
+            if isinstance(outcome, ServiceError):
+                raise outcome
+            stored.append(outcome)
+        if self._feed is not None and marks:
+            await self._feed.written(marks, self.command_timeout)
+        return stored
+
+    async def _publish(
+        self, notifications: Sequence[Notification]
+    ) -> tuple[list[Published], dict[int, int]]:
+        """What became of each notification, and on a cluster, per shard of the outbound feed,
+        the mark of its last entry written behind them."""
         self._check_open()
         if not notifications:
-            return []
-        oldest_kept_ms = int(time.time() * 1000) - self._keep_ms
-        if self.cluster:
-            return await self._publish_on_cluster(notifications, oldest_kept_ms)
-
-        async def run_scripts() -> list[Any]:
-            assert isinstance(self.redis, Redis)  # a cluster published above
-            pipe = self.redis.pipeline(transaction=False)
-            for notification in notifications:
-                player_id = notification.player_id
-                await self._publish_script(
-                    keys=[
-                        self.dedupe_key(player_id, notification.key),
-                        self.inbox_key(player_id),
-                        self.outbound_key,
-                    ],
-                    args=[
-                        self._dedupe_ms,
-                        self._keep,
-                        oldest_kept_ms,
-                        self._keep_ms,
-                        self._outbound_maxlen,
-                        notification.key,
-                        notification_to_proto(notification).SerializeToString(),
-                        player_id,
-                        notification.kind_name,
-                        notification.game_id,
-                        notification.table_id,
-                    ],
-                    client=pipe,
-                )
-            replies: list[Any] = await pipe.execute()
-            return replies
-
-        replies = await once_more_if_dropped(self.command_timeout, run_scripts)
-        return [
-            None if entry_id is None else Received(position_of(entry_id), notification)
-            for notification, entry_id in zip(notifications, replies, strict=True)
-        ]
+            return [], {}
+        now_ms = int(time.time() * 1000)
+        published: list[Published] = [None] * len(notifications)
+        if self._nodes is None:
+            calls = player_calls(
+                self.keys,
+                notifications,
+                self._retention,
+                now_ms=now_ms,
+                feed_maxlen=self._outbound_maxlen,
+            )
+            assert isinstance(self.redis, Redis)  # standalone: no cluster nodes
+            replies = await run_pipelined(
+                self.redis, calls, self.command_timeout, self._publish_script
+            )
+            for call, reply in zip(calls, replies, strict=True):
+                settle(call, reply, notifications, published)
+            return published, {}
+        return published, await self._publish_on_cluster(notifications, now_ms, published)
 
     async def _publish_on_cluster(
-        self, notifications: Sequence[Notification], oldest_kept_ms: int
-    ) -> list[Received | None]:
-        """The publish script without the outbound feed (a key of another slot), sent whole
-        (``EVAL``: a promoted replica may not have it cached), then one ``XADD`` to the feed for
-        each notification the scripts stored: at most once, see the module docstring."""
-        messages = [notification_to_proto(n).SerializeToString() for n in notifications]
-
-        async def run_scripts() -> list[Any]:
-            pipe = self.redis.pipeline(transaction=False)
-            for notification, message in zip(notifications, messages, strict=True):
-                player_id = notification.player_id
-                pipe.eval(
-                    PUBLISH_SCRIPT,
-                    2,
-                    self.dedupe_key(player_id, notification.key),
-                    self.inbox_key(player_id),
-                    self._dedupe_ms,
-                    self._keep,
-                    oldest_kept_ms,
-                    self._keep_ms,
-                    0,  # no outbound XADD inside the script
-                    notification.key,
-                    message,
-                    player_id,
-                    notification.kind_name,
-                    notification.game_id,
-                    notification.table_id,
-                )
-            replies: list[Any] = await pipe.execute()
-            return replies
-
-        replies = await once_more_if_dropped(self.command_timeout, run_scripts)
-        stored = [
-            (notification, message, entry_id)
-            for notification, message, entry_id in zip(
-                notifications, messages, replies, strict=True
+        self, notifications: Sequence[Notification], now_ms: int, published: list[Published]
+    ) -> dict[int, int]:
+        """The scripts master by master, at once, each master's bounded by the command
+        timeout; then the outbound feed's entries handed to the feed's writer."""
+        assert self._nodes is not None
+        try:
+            await self._nodes.ready()
+        except Exception as exc:
+            raise NotificationsUnavailable(f"redis cluster unreachable: {exc!r}") from exc
+        calls = player_calls(
+            self.keys, notifications, self._retention, now_ms=now_ms, feed_maxlen=0
+        )
+        by_master: dict[str, list[PlayerCall]] = {}
+        for call in calls:
+            by_master.setdefault(self.route(call.player_id), []).append(call)
+        unserved = by_master.pop("", [])
+        if unserved:
+            self._nodes.refresh_soon()
+        nodes = self._nodes
+        replies = await asyncio.gather(
+            *(
+                run_pipelined(nodes.client_at(address), each, self.command_timeout, None)
+                for address, each in by_master.items()
             )
-            if entry_id is not None
-        ]
-        if stored and self._outbound_maxlen > 0:
+        )
+        for each, theirs in zip(by_master.values(), replies, strict=True):
+            for call, reply in zip(each, theirs, strict=True):
+                if isinstance(reply, BaseException) and transient(reply):
+                    nodes.refresh_soon()  # a master away, or a slot that moved
+                settle(call, reply, notifications, published)
+        for call in unserved:
+            settle(call, ClusterDownError("no master known for the slot"), notifications, published)
+        return self._feed_behind(calls, notifications, published)
 
-            async def feed() -> list[Any]:
-                pipe = self.redis.pipeline(transaction=False)
-                for notification, message, entry_id in stored:
-                    cursor = entry_id if isinstance(entry_id, bytes) else str(entry_id).encode()
-                    pipe.xadd(
-                        self.outbound_key,
-                        {
-                            "player_id": notification.player_id,
-                            "kind": notification.kind_name,
-                            "game_id": notification.game_id,
-                            "table_id": notification.table_id,
-                            "cursor": cursor,
-                            "key": notification.key,
-                            # The cursor prepended as field 1, as the script does.
-                            "n": b"\x0a" + bytes([len(cursor)]) + cursor + message,
-                        },
-                        maxlen=self._outbound_maxlen,
-                        approximate=True,
-                    )
-                done: list[Any] = await pipe.execute()
-                return done
-
-            await once_more_if_dropped(self.command_timeout, feed)
-        return [
-            None if entry_id is None else Received(position_of(entry_id), notification)
-            for notification, entry_id in zip(notifications, replies, strict=True)
-        ]
+    def _feed_behind(
+        self,
+        calls: Sequence[PlayerCall],
+        notifications: Sequence[Notification],
+        published: Sequence[Published],
+    ) -> dict[int, int]:
+        """Hand what the calls stored to the outbound feed's writer, player by player in
+        order; the last mark per shard."""
+        marks: dict[int, int] = {}
+        if self._feed is None:
+            return marks
+        for call in calls:
+            shard = self.keys.shard_of(call.player_id)
+            for place in call.places:
+                received = published[place]
+                if isinstance(received, Received):
+                    marks[shard] = self._feed.add(shard, outbound_fields(received))
+        return marks
 
     async def _read_after(self, player_id: str, after: Position, limit: int) -> list[Received]:
         """``XRANGE`` after the position, then ``XINFO STREAM``: what the read returned is whole
@@ -264,15 +285,16 @@ class RedisNotifications(Notifications):
             raise info
         return True
 
-    async def outbound(self, after_cursor: str = "0-0", limit: int = 100) -> list[OutboundEntry]:
-        """See :meth:`Notifications.outbound`: ``XRANGE`` of the feed."""
+    async def outbound(
+        self, after_cursor: str = "0-0", limit: int = 100, shard: int = 0
+    ) -> list[OutboundEntry]:
+        """See :meth:`Notifications.outbound`: ``XRANGE`` of the shard's stream."""
         self._check_open()
+        key = self.outbound_key_of(shard)
         after = parse_cursor(after_cursor)
         entries: Any = await once_more_if_dropped(
             self.command_timeout,
-            lambda: self.redis.xrange(
-                self.outbound_key, f"({format_cursor(after)}", "+", count=limit
-            ),
+            lambda: self.redis.xrange(key, f"({format_cursor(after)}", "+", count=limit),
         )
         return [decode_outbound(entry_id, fields) for entry_id, fields in entries]
 
@@ -294,6 +316,10 @@ class RedisNotifications(Notifications):
             return
         self._closed = True
         await self._hub.stop(NotificationsUnavailable("the server is shutting down"))
+        if self._feed is not None:
+            await self._feed.close(min(self.command_timeout, _FEED_CLOSE_SECONDS))
+        if self._nodes is not None:
+            await self._nodes.close()
         if self._reader is not None:
             await self._reader.aclose()
         await self.redis.aclose()
