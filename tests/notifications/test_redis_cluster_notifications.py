@@ -83,6 +83,13 @@ def a_player(
     raise LookupError("no such player")
 
 
+def replica_caught_up(master: RedisServer) -> bool:
+    with redis.Redis(port=master.port) as client:
+        info: Any = client.info("replication")
+    replica = info.get("slave0")
+    return replica is not None and int(replica["offset"]) == int(info["master_repl_offset"])
+
+
 async def read_all(notifications: Notifications, player_id: str) -> list[Received]:
     return await notifications.read(player_id, "0-0", 1000)
 
@@ -134,8 +141,9 @@ async def test_a_paused_master_holds_up_only_its_own_players_and_their_order_sur
     free = a_player(slots, inbox_on=elsewhere, feed_on=elsewhere)
     # Stored on a master that answers, pushed through a feed shard on the paused one.
     pushed_late = a_player(slots, inbox_on=elsewhere, feed_on=on_paused)
+    crowded = a_player(slots, inbox_on=elsewhere, feed_on=on_paused, avoid=(pushed_late,))
 
-    before = RedisNotifications.from_url(cluster.url, command_timeout=1.0)
+    before = RedisNotifications.from_url(cluster.url)
     closing.append(before)
     await before.publish([turn(player, 1) for player in (stuck, free, pushed_late)])
 
@@ -143,7 +151,7 @@ async def test_a_paused_master_holds_up_only_its_own_players_and_their_order_sur
     try:
         # A process started now: its first batch holds the paused master's backlog (more than
         # a batch) ahead of everyone else's.
-        during = RedisNotifications.from_url(cluster.url, command_timeout=0.5)
+        during = RedisNotifications.from_url(cluster.url, command_timeout=2.0)
         publisher = Publisher(during)
         closing += [during, publisher]
         publisher.send(turns(stuck, range(2, 252)))
@@ -167,6 +175,11 @@ async def test_a_paused_master_holds_up_only_its_own_players_and_their_order_sur
         outcomes = await during.publish_each([turn(also_stuck, 1), turn(free, 3)])
         assert isinstance(outcomes[0], NotificationsUnavailable)
         assert isinstance(outcomes[1], Received)
+        # A process whose feed shards keep 2 entries each (32 in all): what waits for the
+        # paused shard beyond that goes, the oldest first.
+        small = RedisNotifications.from_url(cluster.url, command_timeout=2.0, outbound_maxlen=32)
+        closing.append(small)
+        crowded_stored = await small.publish_each(turns(crowded, range(1, 6)))
     finally:
         paused.resume()
 
@@ -188,6 +201,13 @@ async def test_a_paused_master_holds_up_only_its_own_players_and_their_order_sur
     late_cursors = [r.cursor for r in await read_all(before, pushed_late)]
     assert await feed_cursors(before, pushed_late) == late_cursors
 
+    async def crowded_pushed() -> bool:
+        return len(await feed_cursors(before, crowded)) == 2
+
+    await wait_until_true(crowded_pushed, "the crowded shard is written", OUTAGE_TIMEOUT)
+    newest = [r.cursor for r in crowded_stored[-2:] if isinstance(r, Received)]
+    assert await feed_cursors(before, crowded) == newest
+
 
 async def _drained(publisher: Publisher) -> bool:
     return publisher.queued == 0
@@ -199,13 +219,16 @@ async def test_a_killed_masters_players_are_told_in_order_once_its_replica_took_
     cluster = failover_cluster
     killed = cluster.nodes[1]
     slots = SlotMap(cluster)
-    stuck = a_player(slots, inbox_on=killed.port.__eq__)
+    stuck = a_player(slots, inbox_on=killed.port.__eq__, feed_on=killed.port.__eq__)
     free = a_player(slots, inbox_on=killed.port.__ne__, feed_on=killed.port.__ne__)
-    notifications = RedisNotifications.from_url(cluster.url, command_timeout=1.0)
+    notifications = RedisNotifications.from_url(cluster.url, command_timeout=2.0)
     publisher = Publisher(notifications)
     closing += [notifications, publisher]
     publisher.send([turn(stuck, 1), turn(free, 1)])
     await publisher.drain()
+    # Replication is asynchronous (notifications do not wait for it): a master killed before
+    # its replica has a write loses it. Here the replica has everything before the kill.
+    await wait_until(lambda: replica_caught_up(killed), "the replica has every write")
 
     killed.kill()
     publisher.send(turns(stuck, range(2, 22)))
@@ -220,9 +243,16 @@ async def test_a_killed_masters_players_are_told_in_order_once_its_replica_took_
     await wait_until_true(
         lambda: _drained(publisher), "the killed master's players are told", OUTAGE_TIMEOUT
     )
-    assert versions_of(await read_all(notifications, stuck)) == list(range(1, 22))
-    assert slots.port_of(inbox(stuck)) == killed.port  # (the map as it was)
+    stored = await read_all(notifications, stuck)
+    assert versions_of(stored) == list(range(1, 22))
     assert SlotMap(cluster).port_of(inbox(stuck)) != killed.port
+
+    async def pushed() -> bool:
+        return len(await feed_cursors(notifications, stuck)) == 21
+
+    # Its feed shard was on the killed master too: the entries waited, and follow in order.
+    await wait_until_true(pushed, "the killed master's feed shard is written", OUTAGE_TIMEOUT)
+    assert await feed_cursors(notifications, stuck) == [r.cursor for r in stored]
 
 
 async def test_the_outbound_feed_is_sharded_by_player_over_every_master(
