@@ -97,6 +97,17 @@ when its store could not be reached (publish it again later: it may have been st
 dedupe key then finds), :class:`NotificationRefused` when it never can be."""
 
 
+def stored_or_raise(published: Sequence[Published]) -> list[Received | None]:
+    """What :meth:`Notifications.publish` answers for `published`: each notification stored
+    (or None, stored before), or the first failure raised."""
+    stored: list[Received | None] = []
+    for outcome in published:
+        if isinstance(outcome, ServiceError):
+            raise outcome
+        stored.append(outcome)
+    return stored
+
+
 def check_resumable(
     position: Position,
     *,
@@ -228,21 +239,15 @@ class Notifications(ABC):
         A player's notifications are stored in the order given, and one that was not stored is
         never followed by a stored one of the same player from the same call. A store that
         cannot be reached (a Redis Cluster master away) fails only the notifications it holds,
-        and only after a bounded wait. Raises :class:`NotificationsUnavailable` instead when no
-        store could be reached at all."""
+        and only after a bounded wait. It may raise :class:`NotificationsUnavailable` instead
+        when it reached no store at all."""
 
     async def publish(self, notifications: Sequence[Notification]) -> list[Received | None]:
         """Store each notification for its player and on the outbound feed, in order; a
         notification whose dedupe key was stored before is dropped (None in its place). Raises
         the first failure of :meth:`publish_each` (the others were stored: publishing all of
         them again stores only what was missing)."""
-        published = await self.publish_each(notifications)
-        stored: list[Received | None] = []
-        for outcome in published:
-            if isinstance(outcome, ServiceError):
-                raise outcome
-            stored.append(outcome)
-        return stored
+        return stored_or_raise(await self.publish_each(notifications))
 
     def route(self, player_id: str) -> str:
         """Which of the adapter's stores holds the player's notifications now: on a Redis

@@ -17,7 +17,6 @@ from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ClusterDownError, ResponseError
 
-from services.errors import ServiceError
 from services.eventstore import AnyRedis, is_cluster_url, redis_client
 
 from ..kinds import ORIGIN, Notification, Position, Received, format_cursor, parse_cursor
@@ -33,6 +32,7 @@ from ..port import (
     Published,
     Subscriber,
     check_resumable,
+    stored_or_raise,
 )
 from .calls import once_more_if_dropped
 from .entries import decode_outbound, last_deleted, outbound_fields, position_of, received_from
@@ -145,11 +145,7 @@ class RedisNotifications(Notifications):
         """See :meth:`Notifications.publish`; on a cluster it also waits (up to the command
         timeout) until the outbound feed has what was stored, which it gets later otherwise."""
         published, marks = await self._publish(notifications)
-        stored: list[Received | None] = []
-        for outcome in published:
-            if isinstance(outcome, ServiceError):
-                raise outcome
-            stored.append(outcome)
+        stored = stored_or_raise(published)
         if self._feed is not None and marks:
             await self._feed.written(marks, self.command_timeout)
         return stored
