@@ -9,8 +9,15 @@ from collections.abc import AsyncIterator
 import pytest
 import redis
 
+from services.devtools.redis_server import RedisServer
 from services.errors import Reason, ServiceError
-from services.notifications import Notification, RedisNotifications, TableFull
+from services.notifications import (
+    Notification,
+    NotificationsUnavailable,
+    Publisher,
+    RedisNotifications,
+    TableFull,
+)
 from tests.support.waiting import close_subscriptions, take, wait_until
 
 
@@ -104,4 +111,30 @@ async def test_a_live_subscriber_never_skips_what_retention_dropped_before_the_r
         assert got == [full("palice", version) for version in range(1, len(got) + 1)]
     finally:
         await close_subscriptions([subscription], [pending])
+        await notifications.close()
+
+
+async def test_a_redis_refusing_writes_for_want_of_a_replica_delays_notifications(
+    persistent_redis: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`min-replicas-to-write` without the replica: every write is refused (NOREPLICAS), which
+    is a store away for a while, not a notification refused for good: it waits, and is stored
+    once the master takes writes again."""
+    with redis.Redis.from_url(persistent_redis.url) as client:
+        client.config_set("min-replicas-to-write", 1)
+    notifications = RedisNotifications.from_url(persistent_redis.url)
+    publisher = Publisher(notifications)
+    try:
+        (refused,) = await notifications.publish_each([full("palice", 1)])
+        assert isinstance(refused, NotificationsUnavailable)
+        publisher.send([full("palice", 2)])
+        await wait_until(lambda: "publishing 1 notifications failed" in caplog.text, "a retry")
+        with redis.Redis.from_url(persistent_redis.url) as client:
+            client.config_set("min-replicas-to-write", 0)
+        await publisher.drain()
+        assert [r.notification for r in await notifications.read("palice", "0-0", 10)] == [
+            full("palice", 2)
+        ]
+    finally:
+        await publisher.close()
         await notifications.close()
