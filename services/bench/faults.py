@@ -291,7 +291,7 @@ async def _one_fault(
     for run in runs:
         if run.max_stall_s > STALL_REPORTED_S:
             began = time.strftime("%H:%M:%S", time.gmtime(run.max_stall_from))
-            where = "its master failed" if run not in others else "another master's game"
+            where = "its store failed" if run not in others else "its store did not fail"
             print(
                 f"{fault}: game {run.game_id} ({where}) stalled {run.max_stall_s:.2f} s "
                 f"from {began} UTC",
