@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
@@ -20,6 +21,8 @@ from services.tasks import cancel_and_wait
 from . import redis_keys as keys
 from .model import GameProgress, Player, Table
 from .store import FINISHED_KEPT, LobbyStore, LobbyUnavailable, RequestRecord
+
+log = logging.getLogger("verrater.lobby")
 
 # A table write: compare the version, then take the table's index lease and note the index ops
 # the writer is about to apply. A lease still held means another write is indexing: the caller
@@ -93,6 +96,8 @@ return redis.call('DEL', KEYS[1])
 
 #: How long a writer may take to apply a write's index ops before another finishes them.
 INDEX_LEASE_MS = 3000
+#: The longest a write waits for its index entries once it stands (then the sweep finishes them).
+INDEX_TIMEOUT_S = 2.0
 #: Markers of unfinished index ops a sweep looks at, at most.
 REPAIR_BATCH = 100
 
@@ -269,8 +274,18 @@ class RedisLobbyStore(LobbyStore):
             if int(status) == 0:
                 await self._redis.zrem(keys.UNINDEXED, marker)
                 return False
-            unfinished = keys.decode_ops(_text(detail))
-            await self._apply_ops(table.table_id, unfinished, ops, holder, marker)
+        # The write stands: the table holds it. Its index entries (on other slots, other
+        # masters of a cluster) follow; a master of theirs that does not answer now must not
+        # fail a write that happened (a retry of the request would make the change twice):
+        # the lease the write took, and its mark in UNINDEXED, leave them to the sweep.
+        unfinished = keys.decode_ops(_text(detail))
+        try:
+            async with asyncio.timeout(INDEX_TIMEOUT_S), _available():
+                await self._apply_ops(table.table_id, unfinished, ops, holder, marker)
+        except (LobbyUnavailable, TimeoutError) as error:
+            log.warning(
+                "table %s: its index entries are left to the sweep (%s)", table.table_id, error
+            )
         return True
 
     async def _apply_ops(
