@@ -280,7 +280,11 @@ def test_a_finished_game_replays_round_by_round_and_phase_by_phase(
     while len(rounds) < 10 and page.get_by_role("button", name="Round »").is_enabled():
         press("Round »")
         rounds.append(str(replay.get_attribute("data-round")))
-    assert rounds[:8] == [str(r) for r in range(1, 9)], rounds
+    # Round by round, each once; a game that ended early (every landscape one house: about one
+    # random game in six) ends on a step of its last round, which the last press shows again.
+    distinct = list(dict.fromkeys(rounds))
+    assert distinct == [str(r) for r in range(1, len(distinct) + 1)], rounds
+    assert len(distinct) >= 2 and len(rounds) - len(distinct) <= 1, rounds
     press("Start")
     phases = [str(replay.get_attribute("data-phase"))]
     while phases[-1] != "SUPPLY" and len(phases) < 12:
