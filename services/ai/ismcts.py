@@ -167,7 +167,7 @@ class IsmctsPolicy:
             seat = me if me in seats else seats[0]
             legal = legal_commands(state, seat)
             if seat != me and state.phase is Phase.DRAFT:
-                command = self._default(state, seat, legal)
+                command = heuristic_move(self.rollout, state, seat, legal)
                 node = _child(node, _SecretPick(seat))
                 node.available += 1
             else:
@@ -181,7 +181,7 @@ class IsmctsPolicy:
                     node.available += 1
                     node.visits += 1
                     path.append((node, seat))
-                    state = self._playout(execute(state, command)[1])
+                    state = play_out(self.rollout, execute(state, command)[1])
                     break
                 command = self._select(node, available)
                 node = node.children[command]
@@ -221,32 +221,52 @@ class IsmctsPolicy:
         assert best is not None, "expansion needs an untried move"
         return best
 
-    def _default(self, state: GameState, seat: int, legal: list[PlayerCommand]) -> PlayerCommand:
-        """The playout policy: the heuristic deciding from what `seat` knows in the sample."""
-        if len(legal) == 1:
-            return legal[0]
-        knowledge = Knowledge.from_sampled_state(state, seat, legal)
-        return legal[self.rollout.best_index(knowledge)]
-
-    def _playout(self, state: GameState) -> GameState:
-        while state.phase is not Phase.GAME_OVER:
-            seat = to_act(state)[0]
-            command = self._default(state, seat, legal_commands(state, seat))
-            state = execute(state, command)[1]
-        return state
-
     def _rewards(self, state: GameState) -> list[float]:
-        """Per seat: `win_weight` x win share + the rest x VP margin to the best other seat."""
-        vp = state.vp
-        winners = state.winners
-        share = 1.0 / len(winners)
-        out = []
-        for seat, points in enumerate(vp):
-            best_other = max(v for s, v in enumerate(vp) if s != seat)
-            margin = min(1.0, max(0.0, 0.5 + (points - best_other) / self.margin_scale))
-            win = share if seat in winners else 0.0
-            out.append(self.win_weight * win + (1.0 - self.win_weight) * margin)
-        return out
+        return final_rewards(state, self.win_weight, self.margin_scale)
+
+
+def final_rewards(
+    state: GameState, win_weight: float = 0.5, margin_scale: float = 30.0
+) -> list[float]:
+    """Per seat of a finished game: `win_weight` x win share + the rest x VP margin to the best
+    other seat (clipped to [0, 1], reached at `margin_scale` VP)."""
+    vp = state.vp
+    winners = state.winners
+    share = 1.0 / len(winners)
+    out = []
+    for seat, points in enumerate(vp):
+        best_other = max(v for s, v in enumerate(vp) if s != seat)
+        margin = min(1.0, max(0.0, 0.5 + (points - best_other) / margin_scale))
+        win = share if seat in winners else 0.0
+        out.append(win_weight * win + (1.0 - win_weight) * margin)
+    return out
+
+
+def heuristic_move(
+    rollout: HeuristicPolicy, state: GameState, seat: int, legal: list[PlayerCommand]
+) -> PlayerCommand:
+    """The playout policy: the heuristic deciding from what `seat` knows in the sample."""
+    if len(legal) == 1:
+        return legal[0]
+    knowledge = Knowledge.from_sampled_state(state, seat, legal)
+    return legal[rollout.best_index(knowledge)]
+
+
+def play_out(
+    rollout: HeuristicPolicy, state: GameState, until_round: int | None = None
+) -> GameState:
+    """A sampled state played on by the heuristic for every seat, to the end of the game or
+    (with `until_round`) until that round begins, whichever comes first."""
+    while state.phase is not Phase.GAME_OVER:
+        if (
+            until_round is not None
+            and state.round >= until_round
+            and (state.phase is Phase.CONFLICT)
+        ):
+            break
+        seat = to_act(state)[0]
+        state = execute(state, heuristic_move(rollout, state, seat, legal_commands(state, seat)))[1]
+    return state
 
 
 def _child(node: _Node, key: Hashable) -> _Node:

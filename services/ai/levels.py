@@ -5,9 +5,13 @@
 | `easy`   | `random`    | uniformly random legal moves                                      |
 | `normal` | `heuristic` | expected-VP rules of thumb, instant                               |
 | `hard`   | `ismcts`    | information-set MCTS over sampled hidden cards, 0.25 s per move   |
+| `expert` | `expert`    | best moves tried on the same sampled rounds, judged by self-play  |
 
 The levels are what clients choose from (a table's bot seats, `SuggestMove`); the policies are
-what the levels are made of. `hard`'s thinking time can be changed per call.
+what the levels are made of. `hard`'s thinking time can be changed per call. `expert` plays
+the heuristic's best few moves on a fixed number of sampled rounds (the same move for the same
+view and seed, on any machine), where a network trained by self-play (`verrater train expert`,
+services/ai/training.py) judges how each ends.
 """
 
 from __future__ import annotations
@@ -16,9 +20,14 @@ from dataclasses import dataclass
 
 from services.engine import BotLevel
 
+from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy
 from .ismcts import DEFAULT_BUDGET_S, IsmctsPolicy
 from .policy import Policy, RandomPolicy
+
+#: The `expert` level's sampled rounds, and candidate moves tried on each, per decision.
+EXPERT_SAMPLES = 12
+EXPERT_CANDIDATES = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +45,12 @@ LEVELS: dict[BotLevel, Level] = {
     BotLevel.HARD: Level(
         "hard", "ismcts", f"information-set MCTS, {DEFAULT_BUDGET_S:g} s per decision"
     ),
+    BotLevel.EXPERT: Level(
+        "expert",
+        "expert",
+        f"the heuristic's {EXPERT_CANDIDATES} best moves tried on the same {EXPERT_SAMPLES} "
+        "sampled rounds, judged by a value network trained by self-play",
+    ),
 }
 
 
@@ -51,13 +66,24 @@ def policy_for_level(level: BotLevel | str, *, budget_s: float | None = None) ->
         return RandomPolicy()
     if policy == "heuristic":
         return HeuristicPolicy()
+    if policy == "expert":
+        return expert_policy()
     return IsmctsPolicy(budget_s=DEFAULT_BUDGET_S if budget_s is None else budget_s)
+
+
+def expert_policy(
+    samples: int = EXPERT_SAMPLES, candidates: int = EXPERT_CANDIDATES
+) -> ExpertPolicy:
+    """The `expert` bot, with the value network shipped in the package."""
+    from .value import shipped_value  # numpy, and the weights, only where an expert plays
+
+    return ExpertPolicy(shipped_value(), samples=samples, candidates=candidates)
 
 
 def searches(level: BotLevel | str) -> bool:
     """Whether the level's bot searches (spends real CPU time per decision) rather than
     answering at once; an unknown level does not (the bot refuses it when it plays)."""
     try:
-        return LEVELS[BotLevel(level)].policy == "ismcts"
+        return LEVELS[BotLevel(level)].policy in ("ismcts", "expert")
     except ValueError:
         return False

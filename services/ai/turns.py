@@ -31,8 +31,7 @@ from services.codec import command_to_proto, ruleset_from_proto, view_from_proto
 from services.engine import Ruleset
 from services.rpc import Role, TokenIssuer, bearer, refusal_of, status_code
 
-from .ismcts import IsmctsPolicy
-from .levels import policy_for_level
+from .levels import policy_for_level, searches
 
 log = logging.getLogger("verrater.ai")
 
@@ -476,7 +475,7 @@ async def play_bot_turn(client: GameClient, turn: BotTurn, min_think_s: float = 
             return False  # already decided (by an earlier run of this task, or anyone)
         view = view_from_proto(message)
         rng = random.Random(command_id(turn.game_id, turn.seat, message.version))
-        if min_think_s > 0 or isinstance(policy, IsmctsPolicy):
+        if min_think_s > 0 or searches(turn.level):
             # Search policies think for a while: keep the event loop free meanwhile.
             choice, _ = await asyncio.gather(
                 asyncio.to_thread(policy.choose, view, ruleset, rng), asyncio.sleep(min_think_s)

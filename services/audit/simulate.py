@@ -32,6 +32,7 @@ LEVELS: dict[str, events_pb2.BotLevel.ValueType] = {
     "easy": events_pb2.BOT_LEVEL_EASY,
     "normal": events_pb2.BOT_LEVEL_NORMAL,
     "hard": events_pb2.BOT_LEVEL_HARD,
+    "expert": events_pb2.BOT_LEVEL_EXPERT,
 }
 ORGANISER_NAME = "Simulation"
 #: How long one game may take before the simulation gives up (hard bots think 0.25 s a move).

@@ -27,6 +27,7 @@ LEVELS = {
     "easy": events_pb2.BOT_LEVEL_EASY,
     "normal": events_pb2.BOT_LEVEL_NORMAL,
     "hard": events_pb2.BOT_LEVEL_HARD,
+    "expert": events_pb2.BOT_LEVEL_EXPERT,
 }
 #: A quick-match table this client opens fills its free seats with bots after this wait.
 QUICK_FILL_SECONDS = 10

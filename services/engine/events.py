@@ -63,6 +63,7 @@ class BotLevel(StrEnum):
     EASY = "easy"
     NORMAL = "normal"
     HARD = "hard"
+    EXPERT = "expert"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,19 +2,21 @@
 
 Two games that differ only in what the seat may not see (the draw pile's order, the set-aside
 action card, the other hands) give the seat the same view, and the same seeded search then
-makes the same decision with the same reason. The policy takes nothing but the view: handed
-the game state, it refuses.
+makes the same decision with the same reason, for `hard` (samples played to the end) and
+`expert` (samples played to the next round and judged by its value network) alike. The policy
+takes nothing but the view: handed the game state, it refuses.
 """
 
 from __future__ import annotations
 
 import inspect
 import random
+from collections.abc import Callable
 from typing import get_type_hints
 
 import pytest
 
-from services.ai import IsmctsPolicy
+from services.ai import IsmctsPolicy, expert_policy
 from services.ai.policy import Policy
 from services.engine import (
     ActionCard,
@@ -34,14 +36,19 @@ from services.engine.infoset import sample_state
 from tests.engine.scenario import BUILDER, DECK, DIPLOMAT2, DIPLOMAT5, STRATEGIST, Game
 
 ITERATIONS = 60
+SEARCHES: dict[str, Callable[[], Policy]] = {
+    "hard": lambda: IsmctsPolicy(budget_s=None, iterations=ITERATIONS),
+    "expert": lambda: expert_policy(samples=8),
+}
 
 
-def decide(policy: IsmctsPolicy, seen: PlayerView, ruleset: Ruleset) -> tuple[object, str]:
+def decide(policy: Policy, seen: PlayerView, ruleset: Ruleset) -> tuple[object, str]:
     choice = policy.choose(seen, ruleset, random.Random(2024))
     return choice.command, choice.reason
 
 
-def test_games_differing_in_draw_pile_and_set_aside_card_get_the_same_decision() -> None:
+@pytest.mark.parametrize("level", list(SEARCHES))
+def test_games_differing_in_draw_pile_and_set_aside_card_get_the_same_decision(level: str) -> None:
     # The same table, but another draw pile order and another card set aside in the draft.
     picks = {0: BUILDER, 1: STRATEGIST, 2: DIPLOMAT2, 3: DIPLOMAT5}
     a = Game(deck=DECK[4], set_aside=(ActionCard.TRAITOR,))
@@ -53,7 +60,7 @@ def test_games_differing_in_draw_pile_and_set_aside_card_get_the_same_decision()
         game.do(PlaySupply(1, (3, 5)))
     assert a.state.deck != b.state.deck and a.state.set_aside != b.state.set_aside
     assert a.view(2) == b.view(2)
-    policy = IsmctsPolicy(budget_s=None, iterations=ITERATIONS)
+    policy = SEARCHES[level]()
     ruleset = a.state.rules
     assert decide(policy, a.view(2), ruleset) == decide(policy, b.view(2), ruleset)
 
@@ -69,7 +76,8 @@ def mid_game_decision(seed: int) -> GameState:
     return state
 
 
-def test_games_differing_in_the_other_hands_get_the_same_decision() -> None:
+@pytest.mark.parametrize("level", list(SEARCHES))
+def test_games_differing_in_the_other_hands_get_the_same_decision(level: str) -> None:
     state = mid_game_decision(5)
     seat = to_act(state)[0]
     seen = view(state, seat)
@@ -80,7 +88,7 @@ def test_games_differing_in_the_other_hands_get_the_same_decision() -> None:
     while other.hands == state.hands:
         other = sample_state(seen, ruleset, rng)
     assert view(other, seat) == seen
-    policy = IsmctsPolicy(budget_s=None, iterations=ITERATIONS)
+    policy = SEARCHES[level]()
     assert decide(policy, view(state, seat), ruleset) == decide(policy, view(other, seat), ruleset)
 
 

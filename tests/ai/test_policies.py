@@ -9,10 +9,12 @@ import pytest
 from services.ai import (
     LEVELS,
     Choice,
+    ExpertPolicy,
     HeuristicPolicy,
     IsmctsPolicy,
     Policy,
     RandomPolicy,
+    expert_policy,
     policy_for_level,
 )
 from services.engine import (
@@ -29,6 +31,7 @@ POLICIES: dict[str, Policy] = {
     "random": RandomPolicy(),
     "heuristic": HeuristicPolicy(),
     "ismcts": IsmctsPolicy(budget_s=None, iterations=6),
+    "expert": expert_policy(samples=2, candidates=3),
 }
 
 
@@ -72,8 +75,8 @@ def test_a_policy_refuses_a_view_of_a_seat_that_has_nothing_to_decide() -> None:
         HeuristicPolicy().choose(view(state, idle), ruleset, random.Random(0))
 
 
-def test_the_levels_are_random_heuristic_and_ismcts() -> None:
-    assert list(LEVELS) == ["easy", "normal", "hard"]
+def test_the_levels_are_random_heuristic_ismcts_and_expert() -> None:
+    assert list(LEVELS) == ["easy", "normal", "hard", "expert"]
     assert isinstance(policy_for_level("easy"), RandomPolicy)
     assert isinstance(policy_for_level("normal"), HeuristicPolicy)
     hard = policy_for_level("hard")
@@ -81,10 +84,12 @@ def test_the_levels_are_random_heuristic_and_ismcts() -> None:
     assert hard.budget_s is not None and hard.budget_s <= 0.25
     quick = policy_for_level("hard", budget_s=0.05)
     assert isinstance(quick, IsmctsPolicy) and quick.budget_s == 0.05
+    # A number of samples, not a time: the same decision on a busy machine as on a quiet one.
+    assert isinstance(policy_for_level("expert"), ExpertPolicy)
 
 
 def test_an_unknown_level_is_refused_with_the_known_ones() -> None:
-    with pytest.raises(ValueError, match="easy, normal, hard"):
+    with pytest.raises(ValueError, match="easy, normal, hard, expert"):
         policy_for_level("grandmaster")
 
 

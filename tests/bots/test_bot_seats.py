@@ -138,7 +138,13 @@ async def guest(s: Stack, name: str) -> Metadata:
 
 
 async def bot_table(
-    s: Stack, host: Metadata, bots: int, *, sits_out: bool = False, turn_seconds: int = 0
+    s: Stack,
+    host: Metadata,
+    bots: int,
+    *,
+    sits_out: bool = False,
+    turn_seconds: int = 0,
+    level: events_pb2.BotLevel.ValueType = events_pb2.BOT_LEVEL_NORMAL,
 ) -> lobby_pb2.Table:
     table = (
         await s.lobby.CreateTable(
@@ -149,7 +155,7 @@ async def bot_table(
     for _ in range(bots):
         table = (
             await s.lobby.AddBot(
-                lobby_pb2.AddBotRequest(table_id=table.table_id, level=events_pb2.BOT_LEVEL_NORMAL),
+                lobby_pb2.AddBotRequest(table_id=table.table_id, level=level),
                 metadata=host,
             )
         ).table
@@ -359,6 +365,35 @@ async def test_embedded_bots_play_in_process_and_suggest_moves() -> None:
             ),
             metadata=token,
         )
+        final = await asyncio.wait_for(
+            follow_to_the_end(s, table.game_id, token, {seat: token}), timeout=120
+        )
+        assert list(final.winners)
+
+
+async def test_expert_bots_sit_at_a_table_play_it_out_and_hint_with_a_reason() -> None:
+    async with stack(None) as s:
+        human = await guest(s, "Student")
+        table = await bot_table(s, human, 3, level=events_pb2.BOT_LEVEL_EXPERT)
+        assert [seat.bot_level for seat in table.seats].count(events_pb2.BOT_LEVEL_EXPERT) == 3
+        seat, token = await seat_token(s, table.table_id, human)
+        turns = s.game.Watch(
+            game_pb2.WatchRequest(game_id=table.game_id, mode=game_pb2.WATCH_MODE_TURNS),
+            metadata=token,
+        )
+        turn = (await asyncio.wait_for(turns.read(), timeout=30)).update
+        turns.cancel()
+        assert seat in turn.view.turn.seats
+        levels = [other.bot_level for other in turn.view.seats]
+        assert levels.count(events_pb2.BOT_LEVEL_EXPERT) == 3
+        hint = await s.ai.SuggestMove(
+            ai_pb2.SuggestMoveRequest(game_id=table.game_id, level=events_pb2.BOT_LEVEL_EXPERT),
+            metadata=token,
+        )
+        assert hint.command in list(turn.view.legal)
+        assert hint.reason
+        if len(turn.view.legal) > 1:
+            assert "sampled rounds" in hint.reason, hint.reason
         final = await asyncio.wait_for(
             follow_to_the_end(s, table.game_id, token, {seat: token}), timeout=120
         )

@@ -74,10 +74,11 @@ def _queued_turns(redis_url: str, queue: str) -> list[list[dict[str, object]]]:
 
 
 def test_a_searching_bots_turn_travels_alone(fresh_redis_url: str) -> None:
-    """`hard` bots search for a quarter second of CPU: each of their turns is a message of its
-    own, so they spread over the worker processes; instant bots' turns share one."""
+    """`hard` bots search for a quarter second of CPU, `expert` bots for a hundredth: each of
+    their turns is a message of its own, so they spread over the worker processes; instant
+    bots' turns share one."""
     settings = worker_settings(Config(redis_url=fresh_redis_url, token_secret=SECRET))
-    levels = ["normal", "hard", "easy", "hard", "normal"]
+    levels = ["normal", "hard", "easy", "expert", "normal"]
     turns = [BotTurn(f"game{n}", 1, 7, level) for n, level in enumerate(levels)]
     publisher = TurnPublisher(make_app(settings), settings.queue)
     try:
@@ -88,7 +89,7 @@ def test_a_searching_bots_turn_travels_alone(fresh_redis_url: str) -> None:
     assert [[turn["level"] for turn in turns] for turns in carried] == [
         ["normal", "easy", "normal"],
         ["hard"],
-        ["hard"],
+        ["expert"],
     ]
 
 

@@ -108,6 +108,8 @@ class _BotLevelEnumTypeWrapper(google.protobuf.internal.enum_type_wrapper._EnumT
     'A rules-aware heuristic, instant.'
     BOT_LEVEL_HARD: _BotLevel.ValueType
     'Information-set Monte Carlo tree search over the hidden cards, about 0.25 s a decision.'
+    BOT_LEVEL_EXPERT: _BotLevel.ValueType
+    'The same search, only to the next round, where a value network trained by self-play judges\n    the position: stronger than HARD at a tenth of its time (README, "Bots").\n    '
 
 class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
     """How strong a bot plays (services/ai/levels.py). The one spelling of a bot's level wherever it
@@ -121,6 +123,8 @@ BOT_LEVEL_NORMAL: BotLevel.ValueType
 'A rules-aware heuristic, instant.'
 BOT_LEVEL_HARD: BotLevel.ValueType
 'Information-set Monte Carlo tree search over the hidden cards, about 0.25 s a decision.'
+BOT_LEVEL_EXPERT: BotLevel.ValueType
+'The same search, only to the next round, where a value network trained by self-play judges\nthe position: stronger than HARD at a tenth of its time (README, "Bots").\n'
 Global___BotLevel: typing_extensions.TypeAlias = BotLevel
 
 @typing.final

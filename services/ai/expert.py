@@ -1,0 +1,88 @@
+"""The `expert` bot: each of its best few moves tried on the same sampled rounds, judged by value.
+
+A move's worth is what it leads to by the start of the next round, where the value network
+(`services/ai/value.py`) judges every seat's prospects. The bot draws `samples` determinizations
+of its view (full states it cannot tell from the real one, `sample_state`) and plays *every*
+candidate move on *each* of them, the rest of the round played by the heuristic for every seat
+(each deciding from what it would know in the sample). All candidates meet the same hidden cards,
+so their difference is measured without the luck of the draw: with a few dozen playouts a
+decision, comparing moves on common samples is what keeps the noise below the differences that
+matter (ISMCTS spreads as many playouts over independent samples, `services/ai/ismcts.py`).
+
+Candidates are the heuristic's best `candidates` moves, one per distinct heuristic score (supply
+plays of as many cards of the same total score alike, and the value would not tell them apart).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol
+
+from services.engine import GameState, Phase, PlayerView, Ruleset, execute, sample_state
+
+from .heuristic import HeuristicPolicy, explain, scores
+from .ismcts import final_rewards, play_out
+from .knowledge import Knowledge
+from .policy import Choice, decision_legal
+
+
+class RoundValue(Protocol):
+    """Judges a sampled state at the start of a round: a seat's expected reward in [0, 1]."""
+
+    def reward(self, state: GameState, seat: int) -> float:
+        """`seat`'s expected reward (`ismcts.final_rewards`' scale) from `state`."""
+        ...
+
+
+class ExpertPolicy:
+    """Paired Monte Carlo over the heuristic's best moves, to the next round, judged by value."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        value: RoundValue,
+        samples: int = 8,
+        candidates: int = 6,
+        rollout: HeuristicPolicy | None = None,
+    ) -> None:
+        self.value = value
+        self.samples = samples
+        self.candidates = candidates
+        self.rollout = rollout if rollout is not None else HeuristicPolicy()
+
+    def choose(self, view: PlayerView, ruleset: Ruleset, rng: random.Random) -> Choice:
+        legal = decision_legal(view)
+        if len(legal) == 1:
+            return Choice(legal[0], "the only legal move")
+        seat = view.seat
+        assert seat is not None, "decision_legal refuses spectator views"
+        knowledge = Knowledge.from_view(view, ruleset)
+        values = scores(knowledge, self.rollout.weights)
+        order = sorted(range(len(legal)), key=lambda i: -values[i])
+        chosen: list[int] = []
+        for i in order:
+            if all(values[i] != values[j] for j in chosen):
+                chosen.append(i)
+            if len(chosen) == self.candidates:
+                break
+        totals = [0.0] * len(chosen)
+        for _ in range(self.samples):
+            sample = sample_state(view, ruleset, rng)
+            horizon = sample.round + 1
+            for slot, i in enumerate(chosen):
+                end = play_out(self.rollout, execute(sample, legal[i])[1], until_round=horizon)
+                totals[slot] += self._reward(end, seat)
+        best = max(range(len(chosen)), key=lambda slot: totals[slot])
+        command = legal[chosen[best]]
+        why = explain(knowledge, command, self.rollout.weights)
+        return Choice(
+            command,
+            f"{why}; the best of {len(chosen)} moves over {self.samples} sampled rounds "
+            f"({totals[best] / self.samples:.2f} expected)",
+        )
+
+    def _reward(self, state: GameState, seat: int) -> float:
+        if state.phase is Phase.GAME_OVER:
+            return final_rewards(state)[seat]
+        return self.value.reward(state, seat)

@@ -1,0 +1,118 @@
+"""The `expert` bot: its best moves tried on sampled rounds, judged by a network from self-play.
+
+Its knowledge is the seat's view (tests/ai/test_ismcts_hidden_information.py runs it on games
+the seat cannot tell apart); here: it plays its samples only to the start of the next round, it
+decides the same for the same view and seed, its weights ship in the package and say how they
+were made, what they learned makes sense in the game, and the training that makes them is
+reproducible.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+from services.ai import ExpertPolicy, policy_for_level
+from services.ai.training import TrainingRun, train_expert
+from services.ai.value import FEATURES, ValueNet, seat_features, shipped_value
+from services.engine import (
+    PLAYER_COUNTS,
+    CreateGame,
+    GameState,
+    Phase,
+    PlaySupply,
+    Ruleset,
+    execute,
+    initial_state,
+    legal_commands,
+    to_act,
+    view,
+)
+
+
+def decision(seed: int, phase: Phase, round_: int) -> GameState:
+    """The first decision of `phase` in round `round_` of a game of random moves."""
+    rng = random.Random(seed)
+    _, state = execute(initial_state(), CreateGame(Ruleset.standard(4), rng.randbytes(32)))
+    while not (state.round == round_ and state.phase is phase):
+        assert state.phase is not Phase.GAME_OVER, "this seed's game must last that long"
+        state = execute(state, rng.choice(legal_commands(state, to_act(state)[0])))[1]
+    return state
+
+
+class RecordingValue:
+    """A value that remembers where the samples stopped, and prefers the seat's fuller hand."""
+
+    def __init__(self) -> None:
+        self.judged: list[tuple[int, Phase, int]] = []
+
+    def reward(self, state: GameState, seat: int) -> float:
+        self.judged.append((state.round, state.phase, seat))
+        return len(state.hands[seat]) / 10
+
+
+def test_each_candidate_is_played_on_each_sample_to_the_start_of_the_next_round() -> None:
+    state = decision(3, Phase.SUPPLY, 2)
+    seat = to_act(state)[0]
+    seen = view(state, seat)
+    assert len(seen.legal) > 3
+    value = RecordingValue()
+    choice = ExpertPolicy(value, samples=5, candidates=3).choose(
+        seen, state.rules, random.Random(0)
+    )
+    assert value.judged == [(3, Phase.CONFLICT, seat)] * 15
+    # Judged by this value, keeping every card is best: the seat plays none.
+    assert choice.command == PlaySupply(seat, ())
+    assert "best of 3 moves over 5 sampled rounds" in choice.reason
+
+
+def test_in_the_last_round_the_samples_end_with_the_game() -> None:
+    state = decision(4, Phase.DRAFT, 8)
+    seat = to_act(state)[0]
+    value = RecordingValue()
+    ExpertPolicy(value, samples=4).choose(view(state, seat), state.rules, random.Random(0))
+    assert value.judged == [], "finished games are scored by their result, not judged"
+
+
+def test_the_same_view_and_seed_give_the_same_decision_and_reason() -> None:
+    state = decision(5, Phase.DRAFT, 3)
+    seen = view(state, to_act(state)[0])
+    assert len(seen.legal) > 1
+    first = policy_for_level("expert").choose(seen, state.rules, random.Random(7))
+    again = policy_for_level("expert").choose(seen, state.rules, random.Random(7))
+    assert (first.command, first.reason) == (again.command, again.reason)
+    assert "sampled rounds" in first.reason
+
+
+def test_the_weights_ship_in_the_package_for_every_player_count_with_their_recipe() -> None:
+    net = shipped_value()
+    assert set(net.nets) == set(PLAYER_COUNTS)
+    assert net.meta["command"].startswith("verrater train expert")
+    for players in PLAYER_COUNTS:
+        assert net.nets[players][0].weights.shape[0] == FEATURES
+        # The network learned something: it beats a constant guess on held-out games.
+        figures = net.meta["figures"]["players"][str(players)]
+        assert figures["held_out_loss"] < figures["held_out_loss_constant"]
+
+
+def test_the_network_rates_a_seat_higher_the_more_points_it_leads_by() -> None:
+    state = decision(6, Phase.CONFLICT, 5)
+    ahead, behind = state.copy(), state.copy()
+    ahead.vp = (30, 10, 10, 10)
+    behind.vp = (0, 20, 20, 20)
+    assert len(seat_features(state)[0]) == FEATURES
+    assert shipped_value().rewards(ahead)[0] > 0.5 > shipped_value().rewards(behind)[0]
+
+
+def test_training_is_reproducible_from_its_seed(tmp_path: Path) -> None:
+    run = TrainingRun(games=8, seed=11, epochs=1, workers=1)
+    train_expert(run, tmp_path / "a.json", log=lambda _: None)
+    train_expert(run, tmp_path / "b.json", log=lambda _: None)
+    other = TrainingRun(games=8, seed=12, epochs=1, workers=1)
+    train_expert(other, tmp_path / "c.json", log=lambda _: None)
+    a, b, c = (json.loads((tmp_path / f"{name}.json").read_text()) for name in "abc")
+    assert a["nets"] == b["nets"]
+    assert a["nets"] != c["nets"]
+    # What it wrote is what the expert loads.
+    assert set(ValueNet.from_json(a).nets) == set(PLAYER_COUNTS)
