@@ -87,21 +87,37 @@ def _print_figures(figures: dict[str, Any], *, as_json: bool) -> None:
 
 
 def _bench_bots(args: argparse.Namespace) -> int:
-    from services.bench.bots import measure_ismcts_playouts, run_bot_tournament
+    from services.bench.bots import MATCHUPS, measure_ismcts_playouts, run_bot_tournament
 
-    result = run_bot_tournament(args.games, args.budget, workers=args.workers)
+    matchups = [tuple(pair.split(":", 1)) for pair in args.matchup] or MATCHUPS
+    result = run_bot_tournament(
+        args.games,
+        args.budget,
+        workers=args.workers,
+        matchups=[(strong, weak) for strong, weak in matchups],
+    )
     if args.json:
         print(json.dumps(result))
         return 0
     for matchup in result["matchups"]:
-        low, high = matchup["ci95"]
         print(
             f"{matchup['strong']:>6} vs {matchup['weak']:<6} {matchup['games']:>5} games  "
-            f"win rate {matchup['win_rate']:.3f} (95% CI {low:.3f}-{high:.3f})  "
-            f"{matchup['seconds_per_decision']:.4f} s/decision"
+            f"win rate {matchup['win_rate']:.3f} "
+            f"(95% CI {matchup['ci95_low']:.3f}-{matchup['ci95_high']:.3f})  "
+            f"{matchup['seconds_per_decision']:.4f} s/decision (median)"
         )
     playouts = measure_ismcts_playouts(args.budget)
     print(f"ismcts playouts per second: {playouts['playouts_per_s']:.0f}")
+    return 0
+
+
+def _train_expert(args: argparse.Namespace) -> int:
+    from services.ai.training import TrainingRun, train_expert
+
+    given = {name: getattr(args, name) for name in ("games", "seed", "epochs", "workers")}
+    run = TrainingRun(**{name: value for name, value in given.items() if value is not None})
+    figures = train_expert(run, args.out, log=lambda line: print(line, file=sys.stderr))
+    print(json.dumps(figures))
     return 0
 
 
@@ -237,6 +253,42 @@ def _positive(text: str) -> int:
     return value
 
 
+def _matchup(text: str) -> str:
+    """`STRONG:WEAK`, two bot levels."""
+    from services.engine import BotLevel
+
+    levels = text.split(":")
+    known = [level.value for level in BotLevel]
+    if len(levels) != 2 or not all(level in known for level in levels):
+        raise argparse.ArgumentTypeError(
+            f"a matchup is STRONG:WEAK, two of {', '.join(known)}; not {text}"
+        )
+    return text
+
+
+def _train_parser(commands: Any) -> None:
+    """`verrater train expert`: self-play and fit the expert bot's value network (the defaults
+    are `TrainingRun`'s: numpy is imported only when it trains)."""
+    train = commands.add_parser("train", help="train the bots that learn")
+    bots = train.add_subparsers(dest="bot", required=True)
+    expert = bots.add_parser(
+        "expert", help="the expert level's value network, from heuristic self-play"
+    )
+    expert.add_argument(
+        "--games", type=_positive, help="self-play games with 4 players (half as many with 3)"
+    )
+    expert.add_argument("--seed", type=int)
+    expert.add_argument("--epochs", type=_positive)
+    expert.add_argument("--workers", type=_positive, help="processes")
+    expert.add_argument(
+        "--out",
+        type=Path,
+        default=Path(__file__).parent / "ai" / "data" / "expert-v1.json",
+        help="where the weights go (default: the package's, shipped with it)",
+    )
+    expert.set_defaults(handler=_train_expert)
+
+
 def _cluster_option(bench: argparse.ArgumentParser) -> None:
     bench.add_argument(
         "--redis-cluster",
@@ -304,6 +356,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ping.add_argument("--timeout", type=float, default=10.0)
     ping.set_defaults(handler=_worker_ping)
+
+    _train_parser(commands)
 
     bench = commands.add_parser("bench", help="benchmarks that print measured figures")
     benches = bench.add_subparsers(dest="bench", required=True)
@@ -375,7 +429,21 @@ def build_parser() -> argparse.ArgumentParser:
     bots = benches.add_parser(
         "bots", help="seat-rotated tournaments between bot levels, on both cores"
     )
-    bots.add_argument("--games", type=_positive, default=200, help="games per matchup")
+    bots.add_argument(
+        "--games",
+        type=_positive,
+        default=None,
+        help="games per matchup (default: until each 95%% interval is at most ±5 points wide)",
+    )
+    bots.add_argument(
+        "--matchup",
+        action="append",
+        default=[],
+        type=_matchup,
+        metavar="STRONG:WEAK",
+        help="a matchup to play (repeatable; default: normal:easy hard:normal expert:normal "
+        "expert:hard)",
+    )
     bots.add_argument("--budget", type=float, default=0.25, help="hard's seconds per decision")
     bots.add_argument("--workers", type=_positive, default=2, help="processes")
     bots.add_argument("--json", action="store_true", help="print one JSON object")

@@ -1,10 +1,15 @@
-"""`verrater bench bots`: how much stronger each bot level is than the one below it.
+"""`verrater bench bots`: how much stronger each bot level is than the ones below it.
 
 A matchup seats one bot of the stronger level against three of the weaker one, in 4-player
 games; the strong seat rotates through all four seats so that no seat advantage favours it.
 Games run in-process on the engine (`execute`), every policy deciding from `view(state, seat)`
 and the ruleset only, spread over worker processes. With four seats a level no better than its
 opponents wins a quarter of the games.
+
+Without a number of games, each matchup plays until its 95% interval is at most ±5 points wide
+(`HALF_WIDTH`): a first round of games, then as many more as the win rate seen so far needs,
+until the interval is narrow enough. The games of a matchup are the same whatever the number of
+processes (each game's seed is its matchup and index).
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import statistics
 import time
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -30,8 +37,19 @@ from services.engine import (
 )
 
 PLAYERS = 4
-#: (strong, weak): each level against the one below it.
-MATCHUPS: tuple[tuple[str, str], ...] = (("normal", "easy"), ("hard", "normal"))
+#: (strong, weak): each level against the one below it, and `expert` against both searchers'
+#: neighbours.
+MATCHUPS: tuple[tuple[str, str], ...] = (
+    ("normal", "easy"),
+    ("hard", "normal"),
+    ("expert", "normal"),
+    ("expert", "hard"),
+)
+#: Without a number of games: play until each 95% interval is at most this wide on each side.
+HALF_WIDTH = 0.05
+#: The first round of games of a matchup, and the most it ever plays (without a number).
+FIRST_ROUND = 100
+MOST_GAMES = 1600
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,8 +59,7 @@ class GameResult:
     strong_seat: int
     final_vp: tuple[int, ...]
     winners: tuple[int, ...]
-    strong_decisions: int
-    strong_seconds: float
+    strong_seconds: tuple[float, ...]
 
 
 def play_game(
@@ -51,20 +68,18 @@ def play_game(
     """One game: `strong` in `strong_seat`, `weak` everywhere else; each sees only its view."""
     ruleset = Ruleset.standard(PLAYERS)
     _, state = execute(initial_state(), CreateGame(ruleset, seed))
-    decisions = 0
-    seconds = 0.0
+    seconds: list[float] = []
     while state.phase is not Phase.GAME_OVER:
         seat = to_act(state)[0]
         seen = view(state, seat)
         if seat == strong_seat:
             started = time.perf_counter()
             choice = strong.choose(seen, ruleset, rng)
-            seconds += time.perf_counter() - started
-            decisions += 1
+            seconds.append(time.perf_counter() - started)
         else:
             choice = weak.choose(seen, ruleset, rng)
         _, state = execute(state, choice.command)
-    return GameResult(strong_seat, state.vp, state.winners, decisions, seconds)
+    return GameResult(strong_seat, state.vp, state.winners, tuple(seconds))
 
 
 def _play_matchup_game(task: tuple[str, str, float, int]) -> GameResult:
@@ -87,13 +102,29 @@ def wilson_interval(successes: float, trials: int, z: float = 1.96) -> tuple[flo
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def games_needed(successes: float, trials: int, half_width: float = HALF_WIDTH) -> int:
+    """How many games the win rate seen in `trials` needs for a 95% Wilson interval at most
+    `half_width` wide on each side (at least `trials`)."""
+    needed = trials
+    while needed < MOST_GAMES:
+        low, high = wilson_interval(successes / trials * needed if trials else needed / 2, needed)
+        if (high - low) / 2 <= half_width:
+            break
+        needed += PLAYERS
+    return needed
+
+
+def _wins(results: Sequence[GameResult]) -> float:
+    """The strong seat's wins, a win shared by k players counting 1/k."""
+    return sum(1 / len(r.winners) for r in results if r.strong_seat in r.winners)
+
+
 def summarize(strong: str, weak: str, results: list[GameResult]) -> dict[str, Any]:
     """A matchup's line of the report: win share of the strong seat (ties split) and more."""
     games = len(results)
-    wins = sum(1 / len(r.winners) for r in results if r.strong_seat in r.winners)
+    wins = _wins(results)
     low, high = wilson_interval(wins, games)
-    decisions = sum(r.strong_decisions for r in results)
-    seconds = sum(r.strong_seconds for r in results)
+    seconds = [s for r in results for s in r.strong_seconds]
     strong_vp = [r.final_vp[r.strong_seat] for r in results]
     weak_vp = [vp for r in results for s, vp in enumerate(r.final_vp) if s != r.strong_seat]
     return {
@@ -102,7 +133,10 @@ def summarize(strong: str, weak: str, results: list[GameResult]) -> dict[str, An
         "games": games,
         "win_rate": round(wins / games, 4) if games else 0.0,
         "ci95": [round(low, 4), round(high, 4)],
-        "seconds_per_decision": round(seconds / decisions, 6) if decisions else 0.0,
+        "ci95_low": round(low, 4),
+        "ci95_high": round(high, 4),
+        "seconds_per_decision": round(statistics.median(seconds), 6) if seconds else 0.0,
+        "mean_seconds_per_decision": round(statistics.fmean(seconds), 6) if seconds else 0.0,
         "mean_vp": {
             "strong": round(sum(strong_vp) / len(strong_vp), 2) if strong_vp else 0.0,
             "weak": round(sum(weak_vp) / len(weak_vp), 2) if weak_vp else 0.0,
@@ -110,23 +144,44 @@ def summarize(strong: str, weak: str, results: list[GameResult]) -> dict[str, An
     }
 
 
-def run_bot_tournament(games: int, budget_s: float, workers: int = 2) -> dict[str, Any]:
-    """Play `games` seat-rotated games per matchup; `budget_s` is `hard`'s time per decision.
+def run_bot_tournament(
+    games: int | None,
+    budget_s: float,
+    workers: int = 2,
+    matchups: Sequence[tuple[str, str]] = MATCHUPS,
+) -> dict[str, Any]:
+    """Play seat-rotated games per matchup: `games` of them, or (None) until each 95% interval
+    is at most ±`HALF_WIDTH`; `budget_s` is `hard`'s time per decision.
 
-    Returns {"matchups": [{"strong", "weak", "games", "win_rate", "ci95",
-    "seconds_per_decision", "mean_vp": {"strong", "weak"}}, ...]}.
+    Returns {"matchups": [{"strong", "weak", "games", "win_rate", "ci95_low", "ci95_high",
+    "ci95": [low, high], "seconds_per_decision" (the strong level's median),
+    "mean_seconds_per_decision", "mean_vp": {"strong", "weak"}}, ...]}.
     """
-    tasks = [(strong, weak, budget_s, index) for strong, weak in MATCHUPS for index in range(games)]
-    if workers <= 1:
-        results = [_play_matchup_game(task) for task in tasks]
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            results = list(pool.map(_play_matchup_game, tasks, chunksize=1))
-    matchups = []
-    for number, (strong, weak) in enumerate(MATCHUPS):
-        chunk = results[number * games : (number + 1) * games]
-        matchups.append(summarize(strong, weak, chunk))
-    return {"matchups": matchups}
+    played: dict[tuple[str, str], list[GameResult]] = {pair: [] for pair in matchups}
+    target = {pair: games if games is not None else FIRST_ROUND for pair in matchups}
+    pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
+    try:
+        while True:
+            tasks = [
+                (strong, weak, budget_s, index)
+                for (strong, weak), results in played.items()
+                for index in range(len(results), target[strong, weak])
+            ]
+            if not tasks:
+                break
+            if pool is None:
+                results = [_play_matchup_game(task) for task in tasks]
+            else:
+                results = list(pool.map(_play_matchup_game, tasks, chunksize=1))
+            for (strong, weak, _, _), result in zip(tasks, results, strict=True):
+                played[strong, weak].append(result)
+            if games is None:
+                for pair, so_far in played.items():
+                    target[pair] = games_needed(_wins(so_far), len(so_far))
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return {"matchups": [summarize(strong, weak, played[strong, weak]) for strong, weak in played]}
 
 
 def measure_ismcts_playouts(budget_s: float, games: int = 1, seed: int = 0) -> dict[str, Any]:
@@ -171,7 +226,7 @@ if __name__ == "__main__":
     import json
 
     parser = argparse.ArgumentParser(description="bot levels against each other")
-    parser.add_argument("--games", type=int, default=100, help="games per matchup")
+    parser.add_argument("--games", type=int, default=None, help="games per matchup")
     parser.add_argument("--budget", type=float, default=0.25, help="hard's seconds per decision")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from services.bench.bots import run_bot_tournament, wilson_interval
+from services.bench.bots import (
+    HALF_WIDTH,
+    GameResult,
+    games_needed,
+    run_bot_tournament,
+    summarize,
+    wilson_interval,
+)
 
 
 def test_the_tournament_reports_each_matchup_in_the_agreed_shape() -> None:
@@ -13,6 +20,8 @@ def test_the_tournament_reports_each_matchup_in_the_agreed_shape() -> None:
     assert [(m["strong"], m["weak"]) for m in report["matchups"]] == [
         ("normal", "easy"),
         ("hard", "normal"),
+        ("expert", "normal"),
+        ("expert", "hard"),
     ]
     for matchup in report["matchups"]:
         assert set(matchup) == {
@@ -20,15 +29,47 @@ def test_the_tournament_reports_each_matchup_in_the_agreed_shape() -> None:
             "weak",
             "games",
             "win_rate",
+            "ci95_low",
+            "ci95_high",
             "ci95",
             "seconds_per_decision",
+            "mean_seconds_per_decision",
             "mean_vp",
         }
         assert matchup["games"] == 2
         low, high = matchup["ci95"]
+        assert (low, high) == (matchup["ci95_low"], matchup["ci95_high"])
         assert 0.0 <= low <= matchup["win_rate"] <= high <= 1.0
         assert matchup["seconds_per_decision"] > 0.0
         assert set(matchup["mean_vp"]) == {"strong", "weak"}
+
+
+def test_without_a_number_of_games_a_matchup_plays_until_its_interval_is_narrow() -> None:
+    report = run_bot_tournament(games=None, budget_s=0.01, workers=2, matchups=[("normal", "easy")])
+    [matchup] = report["matchups"]
+    assert (matchup["ci95_high"] - matchup["ci95_low"]) / 2 <= HALF_WIDTH
+    assert matchup["games"] % 4 == 0, "every seat gets the strong bot equally often"
+
+
+def test_the_games_needed_for_a_five_point_interval_follow_the_win_rate() -> None:
+    # A coin-flip rate needs the most games (about 1.96^2 / (4 x 0.05^2) = 384), a lopsided
+    # one fewer; games already played are never taken back.
+    assert 380 <= games_needed(50, 100) <= 388
+    assert games_needed(90, 100) < games_needed(60, 100) < games_needed(50, 100)
+    assert games_needed(200, 400) == 400
+    low, high = wilson_interval(0.5 * games_needed(50, 100), games_needed(50, 100))
+    assert (high - low) / 2 <= HALF_WIDTH
+
+
+def test_the_seconds_per_decision_are_the_median_decision() -> None:
+    games = [
+        GameResult(0, (30, 10, 10, 10), (0,), (0.001, 0.001, 0.5)),
+        GameResult(1, (10, 30, 10, 10), (1,), (0.002, 0.003)),
+    ]
+    line = summarize("expert", "hard", games)
+    assert line["seconds_per_decision"] == 0.002
+    assert line["mean_seconds_per_decision"] == round(0.507 / 5, 6)
+    assert line["win_rate"] == 1.0
 
 
 def test_the_wilson_interval_matches_the_textbook_values() -> None:
