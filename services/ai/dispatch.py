@@ -32,8 +32,9 @@ from .turns import BotTurn, GameClient, play_bot_turn
 
 log = logging.getLogger("verrater.ai")
 
-#: The level that stands in for a human whose turn timer ran out.
-STAND_IN_LEVEL = BotLevel.NORMAL
+#: The level that stands in for a human whose turn timer ran out: the strongest, which costs a
+#: few milliseconds a move (README, "Bots").
+STAND_IN_LEVEL = BotLevel.EXPERT
 #: Serialized rulesets kept per game (a game's ruleset never changes).
 RULESET_CACHE = 4096
 

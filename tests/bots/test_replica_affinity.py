@@ -72,6 +72,8 @@ def test_the_scheduler_puts_its_replica_into_every_turn() -> None:
     assert announced == len(to_act(state)) == len(turns) > 0
     BotScheduler(turns.append, ("10.0.0.7:50051", seal)).stand_in("g", 0, state.version)
     assert {(turn.replica, turn.replica_seal) for turn in turns} == {("10.0.0.7:50051", seal)}
+    # A person whose timer ran out is stood in for by the strongest bot.
+    assert (turns[-1].level, turns[-1].turn_timer_expired) == ("expert", True)
 
 
 async def test_the_move_goes_to_the_sealed_replica_even_when_the_balanced_address_is_down() -> None:
