@@ -6,6 +6,12 @@ Games run in-process on the engine (`execute`), every policy deciding from `view
 and the ruleset only, spread over worker processes. With four seats a level no better than its
 opponents wins a quarter of the games.
 
+Time is the deciding thread's CPU time, for the cost of a decision and for `hard`'s thinking
+budget alike: on a machine shared with other work a wall-clock budget gives `hard` less CPU (a
+weaker bot) while a fixed amount of work (`expert`'s) takes longer, so neither its strength nor
+the cost of a decision would be the bot's own. `seconds_per_decision` is the median decision's
+CPU seconds; `wall_seconds_per_decision` the median on the wall clock, for comparison.
+
 Without a number of games, each matchup plays until its 95% interval is at most ±5 points wide
 (`HALF_WIDTH`): a first round of games, then as many more as the win rate seen so far needs,
 until the interval is narrow enough. The games of a matchup are the same whatever the number of
@@ -60,6 +66,7 @@ class GameResult:
     final_vp: tuple[int, ...]
     winners: tuple[int, ...]
     strong_seconds: tuple[float, ...]
+    strong_wall_seconds: tuple[float, ...]
 
 
 def play_game(
@@ -69,23 +76,32 @@ def play_game(
     ruleset = Ruleset.standard(PLAYERS)
     _, state = execute(initial_state(), CreateGame(ruleset, seed))
     seconds: list[float] = []
+    wall: list[float] = []
     while state.phase is not Phase.GAME_OVER:
         seat = to_act(state)[0]
         seen = view(state, seat)
         if seat == strong_seat:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             choice = strong.choose(seen, ruleset, rng)
-            seconds.append(time.perf_counter() - started)
+            seconds.append(time.thread_time() - cpu)
+            wall.append(time.perf_counter() - started)
         else:
             choice = weak.choose(seen, ruleset, rng)
         _, state = execute(state, choice.command)
-    return GameResult(strong_seat, state.vp, state.winners, tuple(seconds))
+    return GameResult(strong_seat, state.vp, state.winners, tuple(seconds), tuple(wall))
+
+
+def bench_policy(level: str, budget_s: float) -> Policy:
+    """The level's bot, `hard` thinking for `budget_s` seconds of its thread's CPU time."""
+    if level == "hard":
+        return IsmctsPolicy(budget_s=budget_s, clock=time.thread_time)
+    return policy_for_level(level)
 
 
 def _play_matchup_game(task: tuple[str, str, float, int]) -> GameResult:
     strong_level, weak_level, budget_s, index = task
-    strong = policy_for_level(strong_level, budget_s=budget_s)
-    weak = policy_for_level(weak_level, budget_s=budget_s)
+    strong = bench_policy(strong_level, budget_s)
+    weak = bench_policy(weak_level, budget_s)
     label = f"bench-bots:{strong_level}:{weak_level}:{index}".encode()
     seed = hashlib.sha256(label).digest()
     return play_game(strong, weak, index % PLAYERS, seed, random.Random(seed))
@@ -125,6 +141,7 @@ def summarize(strong: str, weak: str, results: list[GameResult]) -> dict[str, An
     wins = _wins(results)
     low, high = wilson_interval(wins, games)
     seconds = [s for r in results for s in r.strong_seconds]
+    wall = [s for r in results for s in r.strong_wall_seconds]
     strong_vp = [r.final_vp[r.strong_seat] for r in results]
     weak_vp = [vp for r in results for s, vp in enumerate(r.final_vp) if s != r.strong_seat]
     return {
@@ -137,6 +154,7 @@ def summarize(strong: str, weak: str, results: list[GameResult]) -> dict[str, An
         "ci95_high": round(high, 4),
         "seconds_per_decision": round(statistics.median(seconds), 6) if seconds else 0.0,
         "mean_seconds_per_decision": round(statistics.fmean(seconds), 6) if seconds else 0.0,
+        "wall_seconds_per_decision": round(statistics.median(wall), 6) if wall else 0.0,
         "mean_vp": {
             "strong": round(sum(strong_vp) / len(strong_vp), 2) if strong_vp else 0.0,
             "weak": round(sum(weak_vp) / len(weak_vp), 2) if weak_vp else 0.0,
@@ -154,8 +172,9 @@ def run_bot_tournament(
     is at most ±`HALF_WIDTH`; `budget_s` is `hard`'s time per decision.
 
     Returns {"matchups": [{"strong", "weak", "games", "win_rate", "ci95_low", "ci95_high",
-    "ci95": [low, high], "seconds_per_decision" (the strong level's median),
-    "mean_seconds_per_decision", "mean_vp": {"strong", "weak"}}, ...]}.
+    "ci95": [low, high], "seconds_per_decision" (the strong level's median, CPU),
+    "mean_seconds_per_decision", "wall_seconds_per_decision", "mean_vp": {"strong", "weak"}},
+    ...]}.
     """
     played: dict[tuple[str, str], list[GameResult]] = {pair: [] for pair in matchups}
     target = {pair: games if games is not None else FIRST_ROUND for pair in matchups}

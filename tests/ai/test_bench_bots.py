@@ -34,6 +34,7 @@ def test_the_tournament_reports_each_matchup_in_the_agreed_shape() -> None:
             "ci95",
             "seconds_per_decision",
             "mean_seconds_per_decision",
+            "wall_seconds_per_decision",
             "mean_vp",
         }
         assert matchup["games"] == 2
@@ -63,12 +64,13 @@ def test_the_games_needed_for_a_five_point_interval_follow_the_win_rate() -> Non
 
 def test_the_seconds_per_decision_are_the_median_decision() -> None:
     games = [
-        GameResult(0, (30, 10, 10, 10), (0,), (0.001, 0.001, 0.5)),
-        GameResult(1, (10, 30, 10, 10), (1,), (0.002, 0.003)),
+        GameResult(0, (30, 10, 10, 10), (0,), (0.001, 0.001, 0.5), (0.002, 0.002, 0.9)),
+        GameResult(1, (10, 30, 10, 10), (1,), (0.002, 0.003), (0.004, 0.005)),
     ]
     line = summarize("expert", "hard", games)
     assert line["seconds_per_decision"] == 0.002
     assert line["mean_seconds_per_decision"] == round(0.507 / 5, 6)
+    assert line["wall_seconds_per_decision"] == 0.004
     assert line["win_rate"] == 1.0
 
 
