@@ -95,6 +95,7 @@ def _bench_bots(args: argparse.Namespace) -> int:
         args.budget,
         workers=args.workers,
         matchups=[(strong, weak) for strong, weak in matchups],
+        progress=lambda so_far: print(f"so far: {json.dumps(so_far)}", file=sys.stderr, flush=True),
     )
     if args.json:
         print(json.dumps(result))

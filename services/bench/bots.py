@@ -25,8 +25,8 @@ import math
 import random
 import statistics
 import time
-from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,8 @@ HALF_WIDTH = 0.05
 #: The first round of games of a matchup, and the most it ever plays (without a number).
 FIRST_ROUND = 100
 MOST_GAMES = 1600
+#: Games between two progress reports.
+PROGRESS_EVERY = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +169,12 @@ def run_bot_tournament(
     budget_s: float,
     workers: int = 2,
     matchups: Sequence[tuple[str, str]] = MATCHUPS,
+    progress: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Play seat-rotated games per matchup: `games` of them, or (None) until each 95% interval
-    is at most ±`HALF_WIDTH`; `budget_s` is `hard`'s time per decision.
+    is at most ±`HALF_WIDTH`; `budget_s` is `hard`'s time per decision. The matchups' games
+    are interleaved, and `progress` hears the report of the games so far after every
+    `PROGRESS_EVERY` (a long run can be read while it runs).
 
     Returns {"matchups": [{"strong", "weak", "games", "win_rate", "ci95_low", "ci95_high",
     "ci95": [low, high], "seconds_per_decision" (the strong level's median, CPU),
@@ -178,29 +183,46 @@ def run_bot_tournament(
     """
     played: dict[tuple[str, str], list[GameResult]] = {pair: [] for pair in matchups}
     target = {pair: games if games is not None else FIRST_ROUND for pair in matchups}
+
+    def report() -> dict[str, Any]:
+        return {"matchups": [summarize(*pair, results) for pair, results in played.items()]}
+
     pool = ProcessPoolExecutor(max_workers=workers) if workers > 1 else None
     try:
         while True:
+            # Round robin over the matchups, so that each has played its share at any time.
             tasks = [
                 (strong, weak, budget_s, index)
+                for index in range(max(target.values()))
                 for (strong, weak), results in played.items()
-                for index in range(len(results), target[strong, weak])
+                if len(results) <= index < target[strong, weak]
             ]
             if not tasks:
                 break
-            if pool is None:
-                results = [_play_matchup_game(task) for task in tasks]
-            else:
-                results = list(pool.map(_play_matchup_game, tasks, chunksize=1))
-            for (strong, weak, _, _), result in zip(tasks, results, strict=True):
-                played[strong, weak].append(result)
+            for done, (task, result) in enumerate(_play_all(tasks, pool), start=1):
+                played[task[0], task[1]].append(result)
+                if progress is not None and done % PROGRESS_EVERY == 0:
+                    progress(report())
             if games is None:
                 for pair, so_far in played.items():
                     target[pair] = games_needed(_wins(so_far), len(so_far))
     finally:
         if pool is not None:
             pool.shutdown()
-    return {"matchups": [summarize(strong, weak, played[strong, weak]) for strong, weak in played]}
+    return report()
+
+
+def _play_all(
+    tasks: list[tuple[str, str, float, int]], pool: ProcessPoolExecutor | None
+) -> Iterator[tuple[tuple[str, str, float, int], GameResult]]:
+    """Each task with its game, as the games end."""
+    if pool is None:
+        for task in tasks:
+            yield task, _play_matchup_game(task)
+        return
+    futures = {pool.submit(_play_matchup_game, task): task for task in tasks}
+    for future in as_completed(futures):
+        yield futures[future], future.result()
 
 
 def measure_ismcts_playouts(budget_s: float, games: int = 1, seed: int = 0) -> dict[str, Any]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from services.bench.bots import (
@@ -50,6 +52,20 @@ def test_without_a_number_of_games_a_matchup_plays_until_its_interval_is_narrow(
     [matchup] = report["matchups"]
     assert (matchup["ci95_high"] - matchup["ci95_low"]) / 2 <= HALF_WIDTH
     assert matchup["games"] % 4 == 0, "every seat gets the strong bot equally often"
+
+
+def test_a_long_run_reports_the_games_so_far_as_it_goes() -> None:
+    reports: list[dict[str, Any]] = []
+    final = run_bot_tournament(
+        games=8,
+        budget_s=0.01,
+        workers=1,
+        matchups=[("normal", "easy"), ("easy", "normal")],
+        progress=reports.append,
+    )
+    # Every 8 games, the matchups taking turns: 4 of each after 8, all 16 at the end.
+    assert [[m["games"] for m in r["matchups"]] for r in reports] == [[4, 4], [8, 8]]
+    assert reports[-1] == final
 
 
 def test_the_games_needed_for_a_five_point_interval_follow_the_win_rate() -> None:
