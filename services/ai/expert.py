@@ -76,11 +76,8 @@ class ExpertPolicy:
         best = max(range(len(chosen)), key=lambda slot: totals[slot])
         command = legal[chosen[best]]
         why = explain(knowledge, command, self.rollout.weights)
-        return Choice(
-            command,
-            f"{why}; the best of {len(chosen)} moves over {self.samples} sampled rounds "
-            f"({totals[best] / self.samples:.2f} expected)",
-        )
+        tried = f"the best of {len(chosen)} moves tried on {self.samples} sampled rounds"
+        return Choice(command, f"{why} ({tried})")
 
     def _reward(self, state: GameState, seat: int) -> float:
         if state.phase is Phase.GAME_OVER:

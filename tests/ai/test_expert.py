@@ -64,7 +64,7 @@ def test_each_candidate_is_played_on_each_sample_to_the_start_of_the_next_round(
     assert value.judged == [(3, Phase.CONFLICT, seat)] * 15
     # Judged by this value, keeping every card is best: the seat plays none.
     assert choice.command == PlaySupply(seat, ())
-    assert "best of 3 moves over 5 sampled rounds" in choice.reason
+    assert "best of 3 moves tried on 5 sampled rounds" in choice.reason
 
 
 def test_in_the_last_round_the_samples_end_with_the_game() -> None:
