@@ -404,3 +404,20 @@ def test_a_flip_turns_over_unless_the_player_asks_for_less_motion(
     flipped = page.locator(".land.flipped").first
     assert flipped.evaluate("(land) => getComputedStyle(land).animationName") == animation
     context.close()
+
+
+def test_the_level_picker_offers_every_level_and_says_how_strong_it_plays(
+    browser: Any, served: Served
+) -> None:
+    page = browser.new_context(viewport=DESKTOP, **ENGLISH).new_page()
+    failures = watched(page)
+    register(page, served, "Picker")
+    picker = page.get_by_label("Bots")
+    options = picker.locator("option").all_inner_texts()
+    assert options == ["easy bot", "normal bot", "hard bot", "expert bot"]
+    picker.select_option(label="expert bot")
+    strength = page.get_by_test_id("level-strength")
+    expect(strength).to_contain_text("against three hard")
+    picker.select_option(label="easy bot")
+    expect(strength).to_have_text("Plays any legal move.")
+    assert failures == []

@@ -68,6 +68,8 @@ ENUMS = {
     "side": cards_pb2.BuildingSide,
     "phase": events_pb2.Phase,
     "bot": events_pb2.BotLevel,
+    # What each bot level plays like, under the level picker (words.ts `levelStrength`).
+    "level": events_pb2.BotLevel,
     "decision": view_pb2.DecisionKind,
     "violation": errors_pb2.ViolationCode,
 }
@@ -133,8 +135,8 @@ def test_no_words_are_written_into_the_sources(path: Path) -> None:
 
 
 #: Keys made at run time from an enum value's or a refusal's name (words.ts, api.ts, verify.ts).
-DYNAMIC = ("house.", "land.", "action.", "side.", "phase.", "bot.", "decision.", "reason.",
-           "violation.", "verify.")  # fmt: skip
+DYNAMIC = ("house.", "land.", "action.", "side.", "phase.", "bot.", "level.", "decision.",
+           "reason.", "violation.", "verify.")  # fmt: skip
 
 
 def test_every_key_of_the_catalogs_is_used() -> None:

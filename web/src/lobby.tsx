@@ -8,7 +8,7 @@ import { TableStatus, type MyGame, type Table } from "./gen/verrater/v1/lobby_pb
 import { go, link } from "./routes";
 import { forget, Session, type Seat } from "./session";
 import { t } from "./i18n";
-import { botName, enumValues } from "./words";
+import { botName, enumValues, levelStrength } from "./words";
 
 export function Register(props: { onRegistered: (session: Session) => void }) {
   const [name, setName] = useState("");
@@ -158,6 +158,9 @@ export function Home(props: { session: Session; onForget: () => void }) {
               ))}
             </select>
           </label>
+          <p class="level-strength" data-testid="level-strength">
+            {levelStrength(level)}
+          </p>
           <label>
             {t("home.clock")}{" "}
             <select value={timer} onChange={(e) => setTimer(Number(e.currentTarget.value))}>

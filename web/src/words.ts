@@ -30,6 +30,8 @@ export const actionName = (card: ActionCard | undefined) => named("action", Acti
 export const sideName = (side: BuildingSide | undefined) => named("side", BuildingSide, side);
 export const phaseName = (phase: Phase | undefined) => named("phase", Phase, phase);
 export const botName = (level: BotLevel) => named("bot", BotLevel, level);
+/** How strong a level plays, as measured by `verrater bench bots` (README, "Bot levels"). */
+export const levelStrength = (level: BotLevel) => named("level", BotLevel, level);
 /** What a decision asks, after "must" / "Your turn:". */
 export const decisionWords = (kind: DecisionKind | undefined) => named("decision", DecisionKind, kind);
 /** The decision's stable name for the page's hooks ("play-supply"), whatever the language. */
