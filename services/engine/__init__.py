@@ -90,7 +90,7 @@ from .events import (
 from .infoset import sample_state
 from .legal import legal_commands
 from .rng import SEED_BYTES, new_seed, shuffled
-from .rules import competition_ranks, decide, execute
+from .rules import competition_ranks, decide, execute, execute_steps
 from .simulate import PlayedGame, play_random_game
 from .state import (
     ConflictSummary,
@@ -197,6 +197,7 @@ __all__ = [
     "deciding_seat",
     "evolve",
     "execute",
+    "execute_steps",
     "fold",
     "initial_state",
     "legal_commands",

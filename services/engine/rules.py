@@ -112,20 +112,32 @@ def decide(state: GameState, command: Command) -> list[Event]:
 
 def execute(state: GameState, command: Command) -> tuple[list[Event], GameState]:
     """`decide` and the state after its events, folded once (the fast path for callers)."""
+    events, states = execute_steps(state, command)
+    return events, states[-1]
+
+
+def execute_steps(state: GameState, command: Command) -> tuple[list[Event], list[GameState]]:
+    """`decide` and every state on the way, folded once: `states[i]` is the state event `i`
+    applies to, and `states[-1]` the state after the last. For callers that show each event
+    against the state before it (a seat's redacted events, live watchers), which would
+    otherwise fold the batch again."""
     if isinstance(command, CreateGame):
         first = _create_game(state, command)
     else:
         first = _decide_player_command(state, command)
     events: list[Event] = []
+    states = [state]
     for event in first:
         state = evolve(state, event)
         events.append(event)
+        states.append(state)
     # Run the automatic phases until someone must decide or the game is over.
     while not at_rest(state):
         for event in _AUTOMATIC[state.phase](state):
             state = evolve(state, event)
             events.append(event)
-    return events, state
+            states.append(state)
+    return events, states
 
 
 def _violation(code: ViolationCode, message: str, field: str = "") -> RuleViolation:

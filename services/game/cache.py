@@ -7,8 +7,9 @@ state is always at rest; watchers of a game in this process all wait on its one 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from services.codec import Record, decode_record
 from services.engine import (
@@ -42,22 +43,35 @@ def watched_update(
     version: int,
     seat: int | None,
     before: GameState,
+    after: GameState,
+    *,
     batch_time: Callable[[int], int],
-) -> tuple[Update, GameState]:
+) -> Update:
     """What a watcher of `seat` (None: a spectator) sees of `record`, the event at `version`,
-    from the state `before` it, and the state after it. At rest the update carries the view and
-    its deadline, counted from `batch_time(version)`: when the batch was appended."""
-    state = evolve(before, record.event)
-    rest = at_rest(state)
+    which led from the state `before` it to the state `after` it. At rest the update carries
+    the view and its deadline, counted from `batch_time(version)`: when the batch was
+    appended."""
+    rest = at_rest(after)
     return Update(
         version,
         redact_event(record.event, seat, before),
-        view(state, seat) if rest else None,
+        view(after, seat) if rest else None,
         record.turn_timer_expired,
         record.command_id,
-        deadline_ms(state, batch_time(version)) if rest else None,
+        deadline_ms(after, batch_time(version)) if rest else None,
         record.recorded_at_ms,
-    ), state
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """The records last applied to a cached game, from version `first` on, and the state after
+    each, as they were folded where the batch was decided or read: its watchers take them from
+    here instead of each decoding and folding the batch again."""
+
+    first: int
+    records: Sequence[Record]
+    states: Sequence[GameState]
 
 
 @dataclass(slots=True)
@@ -79,6 +93,10 @@ class CachedGame:
     turn_signals: dict[int, asyncio.Event] = field(default_factory=dict)
     # Open Watch streams on this game in this process; the game is not evicted while any.
     watchers: int = 0
+    # Those of them that are sent every event (EVENTS mode): while any, `latest` is kept.
+    event_watchers: int = 0
+    # The records last applied and the state after each, while anyone is sent every event.
+    latest: Applied | None = None
     # Follows the store for what other replicas append, while anyone watches.
     follower: asyncio.Task[None] | None = None
     # Why following the store stopped, for the watchers to raise.
@@ -105,12 +123,15 @@ class CachedGame:
     # update, the state after it). Only while someone spectates; the last PUBLIC_MEMO kept.
     public: dict[int, tuple[Update, GameState]] = field(default_factory=dict)
 
-    def apply(self, records: list[Record], payloads: list[bytes], state: GameState) -> None:
+    def apply(
+        self, records: list[Record], payloads: list[bytes], states: Sequence[GameState]
+    ) -> None:
         """Add whole batches (an append is atomic, so a read never splits one): the records,
-        their stored bytes, and the state they lead to."""
+        their stored bytes, and the state after each record (the last: the new state)."""
         first = len(self.payloads) + 1
         self.payloads.extend(payloads)
-        self.state = state
+        self.state = states[-1]
+        self.latest = Applied(first, records, states) if self.event_watchers else None
         for record in reversed(records):
             if record.recorded_at_ms:
                 self.rest_since_ms = record.recorded_at_ms
@@ -143,12 +164,26 @@ class CachedGame:
         known = self.public.get(version)
         if known is not None:
             return known
-        made = watched_update(self.record(version), version, None, before, self.recorded_at)
+        record, after = self.step(version, before)
+        made = (
+            watched_update(record, version, None, before, after, batch_time=self.recorded_at),
+            after,
+        )
         if version > self.state.version - PUBLIC_MEMO:
             self.public[version] = made
             while len(self.public) > PUBLIC_MEMO:
                 del self.public[min(self.public)]
         return made
+
+    def step(self, version: int, before: GameState) -> tuple[Record, GameState]:
+        """The record at `version` and the state after it, from the state `before` it: as
+        folded once where its batch was decided or read when it is among the records last
+        applied (what live watchers ask for), else decoded and evolved here."""
+        latest = self.latest
+        if latest is not None and 0 <= version - latest.first < len(latest.records):
+            return latest.records[version - latest.first], latest.states[version - latest.first]
+        record = self.record(version)
+        return record, evolve(before, record.event)
 
     def announce_on_arrival(self) -> bool:
         """Whether a watcher arriving now (a Watch or Play stream opening) should have the state
@@ -195,7 +230,8 @@ class CachedGame:
             same = False
         if not same:
             raise CommandIdReused(command_id, first)
-        return CommandResult(first, batch, before, fold(batch, before), True, self.record(first))
+        states = tuple(accumulate(batch, evolve, initial=before))
+        return CommandResult(first, batch, states, True, self.record(first))
 
     def events(self, first: int, last: int) -> tuple[Event, ...]:
         return tuple(decode_record(payload).event for payload in self.payloads[first - 1 : last])

@@ -17,6 +17,7 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
+from itertools import accumulate
 
 from services.codec import Record, decode_record, encode_record
 from services.engine import (
@@ -29,7 +30,7 @@ from services.engine import (
     PlayerCommand,
     Ruleset,
     evolve,
-    execute,
+    execute_steps,
     initial_state,
     new_seed,
     view,
@@ -198,10 +199,9 @@ class GameApplication:
                 # the replicas appends wait for (ReplicationUnconfirmed leaves the cache as is).
                 await self.store.confirm(game_id)
             records = [decode_record(item.payload) for item in stored]
-            state = game.state
-            for record in records:
-                state = evolve(state, record.event)
-            game.apply(records, [item.payload for item in stored], state)
+            events = (record.event for record in records)
+            states = list(accumulate(events, evolve, initial=game.state))[1:]
+            game.apply(records, [item.payload for item in stored], states)
             game.head_hash = stored[-1].hash
             self._retire_if_finished(game_id, game)
 
@@ -313,7 +313,8 @@ class GameApplication:
 
     async def create_game(self, game_id: str, command: CreateGame) -> GameState:
         """Create a game: its first events (setup) are appended at version 0."""
-        events, state = execute(initial_state(), command)
+        events, states = execute_steps(initial_state(), command)
+        state = states[-1]
         now = self._now_ms()
         records = [Record(events[0], recorded_at_ms=now)]
         records.extend(Record(event) for event in events[1:])
@@ -324,7 +325,7 @@ class GameApplication:
             stored = await self.store.append(game_id, 0, payloads)
         except VersionConflict as conflict:
             raise GameAlreadyExists(game_id) from conflict
-        game.apply(records, payloads, state)
+        game.apply(records, payloads, states[1:])
         game.head_hash = stored[-1].hash
         self._cache[game_id] = game
         self._evict()
@@ -391,7 +392,8 @@ class GameApplication:
         now = self._now_ms()
         if by_service:
             check_service_decision(game.state, seat, turn_timer_expired, game.rest_since_ms, now)
-        events, state = execute(game.state, command)
+        events, states = execute_steps(game.state, command)
+        state = states[-1]
         records = [Record(events[0], command_id, turn_timer_expired, now)]
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
@@ -419,8 +421,8 @@ class GameApplication:
             else:
                 await self._top_up(game_id, game)
             return None
-        before, waited_since = game.state, game.rest_since_ms
-        game.apply(records, payloads, state)
+        waited_since = game.rest_since_ms
+        game.apply(records, payloads, states[1:])
         game.head_hash = stored[-1].hash
         bot = command_id.startswith(BOT_COMMAND_PREFIX) and waited_since
         waited = max(0, now - waited_since) if bot else None  # for a bot's move: since the state
@@ -430,7 +432,7 @@ class GameApplication:
             game_id, game, command_id, records[0], before=current, wake=wake, bot_waited_ms=waited
         )
         self._retire_if_finished(game_id, game)
-        return CommandResult(current + 1, tuple(events), before, state, False, records[0])
+        return CommandResult(current + 1, tuple(events), tuple(states), False, records[0])
 
     async def _look_soon(self, game_id: str, version: int) -> None:
         """Have the game looked at again `UNCONFIRMED_LOOK_MS` from now (as of `version`): a
@@ -532,7 +534,7 @@ class GameApplication:
             self._announce(
                 Announcement(game_id, game.state, "", deadline, game.last_decision, None, True)
             )
-        with self._watching(game_id, game):
+        with self._watching(game_id, game, mode):
             if mode is WatchMode.EVENTS:
                 async for update in event_updates(game, seat, after_version):
                     yield update
@@ -543,9 +545,11 @@ class GameApplication:
                     del update
 
     @contextlib.contextmanager
-    def _watching(self, game_id: str, game: CachedGame) -> Iterator[None]:
+    def _watching(self, game_id: str, game: CachedGame, mode: WatchMode) -> Iterator[None]:
         """Count a watcher in; the first starts the game's follower, the last stops it."""
+        every_event = mode is WatchMode.EVENTS
         game.watchers += 1
+        game.event_watchers += every_event
         if game.follower is None or game.follower.done():
             game.feed_error = None
             game.follower = asyncio.create_task(
@@ -555,6 +559,9 @@ class GameApplication:
             yield
         finally:
             game.watchers -= 1
+            game.event_watchers -= every_event
+            if game.event_watchers == 0:
+                game.latest = None
             if game.watchers == 0:
                 game.public.clear()
                 if game.follower is not None:

@@ -14,19 +14,19 @@ from services.engine import (
     GameState,
     PlayerView,
     SeatAssignment,
-    evolve,
     redact_event,
 )
 
 
 @dataclass(frozen=True, slots=True)
 class CommandResult:
-    """The outcome of a command: the events it caused (versions first..last) and the state."""
+    """The outcome of a command: the events it caused (versions first..last), and the states
+    on the way as the engine folded them (`execute_steps`): `states[i]` is the state event `i`
+    applies to, `states[-1]` the state after the last."""
 
     first_version: int
     events: tuple[Event, ...]
-    before: GameState
-    state: GameState
+    states: tuple[GameState, ...]
     replayed: bool
     #: The decision's record as stored (its command id, whether a bot stood in, when the batch
     #: was appended).
@@ -36,15 +36,18 @@ class CommandResult:
     def version(self) -> int:
         return self.first_version + len(self.events) - 1
 
+    @property
+    def state(self) -> GameState:
+        """The state after the command's events."""
+        return self.states[-1]
+
     def events_for(self, seat: int | None) -> list[Event]:
         """The command's events as `seat` may see them (each redacted against the state
         before it)."""
-        visible = []
-        state = self.before
-        for event in self.events:
-            visible.append(redact_event(event, seat, state))
-            state = evolve(state, event)
-        return visible
+        return [
+            redact_event(event, seat, before)
+            for event, before in zip(self.events, self.states, strict=False)
+        ]
 
 
 @dataclass(frozen=True, slots=True)

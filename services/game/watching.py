@@ -53,7 +53,8 @@ async def event_updates(
     game: CachedGame, seat: int | None, after_version: int
 ) -> AsyncIterator[Update]:
     """EVENTS mode: every record after `after_version` from the cache, redacted against the
-    watcher's own fold; the stream ends after the game's last event."""
+    state before it (the watcher's own fold, or the states the batch was folded to once where
+    it was decided or read: `CachedGame.step`); the stream ends after the game's last event."""
     state = fold(game.events(1, after_version))
     position = after_version
     recorded_at = game.recorded_at(after_version)
@@ -68,9 +69,10 @@ async def event_updates(
             if seat is None:  # every spectator sees the same: made once, shared
                 update, state = game.public_update(position, state)
             else:
-                record = game.record(position)
+                record, after = game.step(position, state)
                 recorded_at = record.recorded_at_ms or recorded_at
-                update, state = watched_update(record, position, seat, state, batch_time)
+                update = watched_update(record, position, seat, state, after, batch_time=batch_time)
+                state = after
             yield update
             if state.phase is Phase.GAME_OVER:
                 return  # nothing follows the last event: end the stream

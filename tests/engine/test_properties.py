@@ -29,6 +29,7 @@ from services.engine import (
     ViolationCode,
     at_rest,
     execute,
+    execute_steps,
     fold,
     initial_state,
     legal_commands,
@@ -199,6 +200,26 @@ def test_fold_on_top_of_a_state_equals_evolving_it_and_leaves_it_as_it_was(
 
     assert fold(log[split:], before) == evolved == state
     assert before == untouched
+
+
+@settings(max_examples=15, deadline=None)
+@given(games)
+def test_each_step_of_a_decision_is_the_fold_of_the_events_before_it(
+    game: tuple[int, bool, bytes, int],
+) -> None:
+    players, may_move, seed, play_seed = game
+    rng = random.Random(play_seed)
+    ruleset = Ruleset.standard(players, builder_may_move=may_move)
+    log, states = execute_steps(initial_state(), CreateGame(ruleset, seed))
+    state = states[-1]
+    assert [fold(log[:index]) for index in range(len(log) + 1)] == states
+    while state.phase is not Phase.GAME_OVER:
+        command = rng.choice(legal_commands(state, to_act(state)[0]))
+        events, states = execute_steps(state, command)
+        assert states[0] is state and len(states) == len(events) + 1
+        assert [fold(events[:index], state) for index in range(len(events) + 1)] == states
+        assert (events, states[-1]) == execute(state, command)
+        state = states[-1]
 
 
 def test_state_copy_copies_every_field() -> None:
