@@ -107,7 +107,7 @@ class CachedGame:
     # The hash of the last cached event ("" when unknown): tells a store that lost or rewrote
     # this game's latest events (restored from an older copy) from one that has them.
     head_hash: str = ""
-    # The wake-up this replica last set for the game (services/game/timers.py), as (the version
+    # The wake-up this replica last set for the game (timers/wakeups.py), as (the version
     # it was set at, the wake time or None); None when unknown (loaded cold, say).
     wake: tuple[int, int | None] | None = None
     # Dropped from the cache because the store no longer holds what it has (a rollback): whoever

@@ -47,7 +47,7 @@ from services.eventstore import (
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS, BOT_TASK_SECONDS
 
 from .cache import CachedGame
-from .clock import check_service_decision, deadline_ms, human_seats_to_act
+from .clock import check_service_decision, deadline_ms
 from .errors import (
     GameAlreadyExists,
     GameNotFinished,
@@ -59,7 +59,7 @@ from .errors import (
     VersionOutOfRange,
 )
 from .resuming import Resumer
-from .timers import TurnTimers, next_wake, nothing_to_clear, wake_stands
+from .timers import TurnTimers, WakeUps
 from .values import Announcement, CommandResult, NewGame, Seen, Update, WatchMode
 from .watching import catch_up, event_updates, view_updates
 
@@ -69,8 +69,6 @@ logger = logging.getLogger(__name__)
 BOT_COMMAND_PREFIX = "bot:"
 #: How often one command is re-decided after losing an append race before giving up.
 MAX_ATTEMPTS = 8
-#: How soon a game whose last append is not confirmed on its replicas is looked at again.
-UNCONFIRMED_LOOK_MS = 1000
 
 
 def _check_seat(state: GameState, seat: int | None) -> None:
@@ -94,7 +92,7 @@ class GameApplication:
     ) -> None:
         """`announce` hears of every state this replica appended (and of each game it loads
         cold), so bots, stats and notifications can act on it; `timers` are set for every
-        timed decision (services/game/timers.py), and, with `bot_recheck_ms`, for every state
+        timed decision (services/game/timers/), and, with `bot_recheck_ms`, for every state
         where bots must act (their turns are announced again if they stay unanswered); `clock`
         stamps each batch's append time.
 
@@ -110,7 +108,7 @@ class GameApplication:
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._finished_cache_size = finished_cache_size
         self._announce = announce or (lambda announcement: None)
-        self._timers = timers
+        self._wake_ups = None if timers is None else WakeUps(timers, clock, bot_recheck_ms)
         self._clock = clock
         self._bot_recheck_ms = bot_recheck_ms
         self._resumer = Resumer(self._cached)
@@ -219,8 +217,8 @@ class GameApplication:
         wake: int | None = None,
         bot_waited_ms: int | None = None,
     ) -> None:
-        """Announce the new state; after an append from `before`, record the wake-up from
-        `_wake_ahead` (clear the last if none); for a cold load (`before` -1), set one."""
+        """Announce the new state; after an append from `before`, settle its wake-up (`wake`:
+        what `WakeUps.ahead` set for it); for a cold load (`before` -1), set one."""
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
         again = before < 0
@@ -228,36 +226,12 @@ class GameApplication:
             Announcement(game_id, state, command_id, deadline, first, bot_waited_ms, again)
         )
         game.announced = state.version
-        if self._timers is None:
+        if self._wake_ups is None:
             return
         if before < 0:
-            wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._bot_recheck_ms)
-            await self._timers.set(game_id, state.version, wake)
-        elif wake is None and not nothing_to_clear(game.wake, before):
-            await self._timers.set(game_id, state.version, None)
-        elif wake is not None and game.wake is not None:
-            wake = game.wake[1]  # set, or found standing, by _wake_ahead
-        game.wake = (state.version, wake)
-
-    async def _wake_ahead(
-        self, game_id: str, game: CachedGame, state: GameState, rest_since_ms: int, before: int
-    ) -> int | None:
-        """Before appending the batch from version `before` to `state` (at rest from
-        `rest_since_ms`), set the wake-up `state` needs (None: nothing timed is awaited; an
-        earlier one is cleared after the append). A replica that dies between the append and
-        its announcement so still leaves one: the sweeper announces the bots' turns again.
-        Set as of `before`, so whatever is set for the appended state (by a sweep, or by the
-        winner of an append race) goes over it. When only bots act and a no later wake-up this
-        replica set for the state at `before` stands, no Redis call is made."""
-        if self._timers is None:
-            return None
-        wake = next_wake(state, rest_since_ms, self._now_ms(), self._bot_recheck_ms)
-        if wake is not None and (
-            human_seats_to_act(state) or not wake_stands(game.wake, before, wake)
-        ):
-            await self._timers.set(game_id, before, wake)
-            game.wake = (before, wake)
-        return wake
+            await self._wake_ups.loaded(game_id, game)
+        else:
+            await self._wake_ups.appended(game_id, game, before, wake)
 
     async def resting(self, game_id: str) -> tuple[GameState, int]:
         """The game's current state and when it came to rest (for its turn timer)."""
@@ -320,7 +294,7 @@ class GameApplication:
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
         game = CachedGame(initial_state(), wake=(0, None))
-        wake = await self._wake_ahead(game_id, game, state, now, 0)
+        wake = await self._wake_ups.ahead(game_id, game, state, now, 0) if self._wake_ups else None
         try:
             stored = await self.store.append(game_id, 0, payloads)
         except VersionConflict as conflict:
@@ -397,7 +371,8 @@ class GameApplication:
         records = [Record(events[0], command_id, turn_timer_expired, now)]
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
-        wake = await self._wake_ahead(game_id, game, state, now, current)
+        wake_ups = self._wake_ups  # the wake-up the new state needs: set before the append
+        wake = await wake_ups.ahead(game_id, game, state, now, current) if wake_ups else None
         try:
             with APPEND_SECONDS.time():
                 stored = await self.store.append(game_id, current, payloads)
@@ -410,8 +385,8 @@ class GameApplication:
             # and is looked at again soon, so that it goes on by itself once they confirm it.
             self._forget(game_id, game)
             self._resumer.add(game_id)
-            if isinstance(error, ReplicationUnconfirmed):
-                await self._look_soon(game_id, current)
+            if isinstance(error, ReplicationUnconfirmed) and self._wake_ups is not None:
+                await self._wake_ups.look_soon(game_id, current)
             raise
         except VersionConflict as conflict:
             if conflict.actual <= current:
@@ -433,16 +408,6 @@ class GameApplication:
         )
         self._retire_if_finished(game_id, game)
         return CommandResult(current + 1, tuple(events), tuple(states), False, records[0])
-
-    async def _look_soon(self, game_id: str, version: int) -> None:
-        """Have the game looked at again `UNCONFIRMED_LOOK_MS` from now (as of `version`): a
-        look reads it, confirms what it holds and announces the state it finds."""
-        if self._timers is None:
-            return
-        try:
-            await self._timers.set(game_id, version, self._now_ms() + UNCONFIRMED_LOOK_MS)
-        except StoreUnavailable as error:  # the cold load of any later use does it as well
-            logger.warning("game %s: could not set its look after %s", game_id, error)
 
     def _drop(self, game_id: str, game: CachedGame, stored_version: int) -> None:
         """Forget a cached game the store no longer agrees with; its watchers are told to

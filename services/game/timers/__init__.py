@@ -21,8 +21,9 @@ when distributed: on a Redis Cluster each game's wake-up lives in its own slot, 
 that holds its events, so one master's failure stops no other master's timers.
 
 The modules: `port` (what a timer store does, and the in-memory one), `policy` (when a state
-wants looking at), `redis_timers` (the Redis one, and its scripts) and `sweeper` (the loop that
-claims what is due and acts on it).
+wants looking at), `wakeups` (what a replica writes around its appends and cold loads),
+`redis_timers` (the Redis one, and its scripts) and `sweeper` (the loop that claims what is due
+and acts on it).
 """
 
 from .policy import (
@@ -49,6 +50,7 @@ from .sweeper import (
     StateOf,
     TimerSweeper,
 )
+from .wakeups import UNCONFIRMED_LOOK_MS, WakeUps
 
 __all__ = [
     "CLAIM_BATCH",
@@ -56,6 +58,7 @@ __all__ = [
     "MAX_RECHECK_MS",
     "POLL_INTERVAL_S",
     "RETRY_MS",
+    "UNCONFIRMED_LOOK_MS",
     "Due",
     "InMemoryTurnTimers",
     "OnBotsOverdue",
@@ -67,6 +70,7 @@ __all__ = [
     "StateOf",
     "TimerSweeper",
     "TurnTimers",
+    "WakeUps",
     "bucket_tag",
     "ends_look_at",
     "next_wake",
