@@ -43,13 +43,12 @@ from services.config import (
     listening,
     secured,
 )
-from services.engine import GameState, Phase
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
 from services.game.service import GameApplication
 from services.game.storewatch import StoreWatch
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
-from services.game.values import Announcement
+from services.handlers import Followers, message_bus
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.model import table_of_game
 from services.lobby.redis_migrate import migrate_when_reachable
@@ -258,59 +257,10 @@ def _watch_store(store: EventStore, backend: Backend) -> StoreWatch:
     return StoreWatch(store, backend.game, serving)
 
 
-def _sweeper(
-    timers: TurnTimers,
-    game: GameApplication,
-    scheduler: BotScheduler,
-    notifier: GameNotifier,
-    feed: FinishedGameFeed,
-    *,
-    recheck_ms: int,
-    clock: Callable[[], float],
-) -> TimerSweeper:
-    """What the turn timers do with a game that is due (services/game/timers.py): warn the
-    people a timed decision waits for, then have a bot stand in; announce bots' turns left
-    unanswered again; and at the one look at a person's turn or at the end, repeat what a
-    replica that died right after its append did not announce. The stats record a game once,
-    whoever records it, and notifications are deduplicated, so a repeat sends only what is
-    missing: YourTurn, GameOver, and the BotTookOver of the batch that led to the state (which
-    a warning repeats too, as no look comes before a warning)."""
-
-    async def warn(game_id: str, seat: int, version: int, deadline_ms: int) -> None:
-        state = await game.state(game_id, fresh=False)
-        if state.seating:
-            player_id = state.seating[seat].player_id
-            notifier.timer_running_out(player_id, game_id, seat, version, deadline_ms)
-        last = game.last_decision(game_id)
-        if last is not None and last.turn_timer_expired:  # no look comes before a warning
-            look(game_id, state, deadline_ms)
-
-    def look(game_id: str, state: GameState, deadline: int | None = None) -> None:
-        if state.phase is Phase.GAME_OVER:
-            feed.announce(game_id, state)
-        notifier.announce(game_id, state, game.last_decision(game_id), deadline_ms=deadline)
-
-    def bots_overdue(game_id: str, state: GameState, deadline: int | None) -> None:
-        scheduler.announce(game_id, state)
-        look(game_id, state, deadline)
-
-    return TimerSweeper(
-        timers,
-        game.resting,
-        on_expired=scheduler.stand_in,
-        on_warning=warn,
-        on_bots_overdue=bots_overdue,
-        on_persons_waiting=look,
-        on_game_over=look,
-        recheck_ms=recheck_ms,
-        clock=clock,
-    )
-
-
 def _turn_timers(
     config: Config, store: EventStore, closers: list[Callable[[], Awaitable[None]]]
 ) -> TurnTimers:
-    """Where the game service keeps its turn timers: beside its events (services/game/timers.py)."""
+    """Where the game service keeps its turn timers: beside its events (services/game/timers/)."""
     if config.redis_url is None or isinstance(store, InMemoryEventStore):
         return InMemoryTurnTimers()
     timers = RedisTurnTimers.from_url(config.redis_url)
@@ -425,33 +375,18 @@ async def start_backend(
         stats = _stats_projection(config, store, backend.closers)
         feed = FinishedGameFeed(stats.record_finished)
         backend.closers.append(feed.close)
-        game_notifier = GameNotifier(backend.publisher, table_of=table_of_game)
-
-        def announce(news: Announcement) -> None:
-            if scheduler is not None:
-                scheduler.announce(news.game_id, news.state)
-                if news.bot_waited_ms is not None:
-                    scheduler.moved(news.bot_waited_ms / 1000)
-            feed.announce(news.game_id, news.state, news.command_id)
-            game_notifier.announce(
-                news.game_id, news.state, news.first, deadline_ms=news.deadline_ms, again=news.again
-            )
-
+        # What follows a change in a game (services/handlers.py): bots, stats, notifications.
+        players = GameNotifier(backend.publisher, table_of=table_of_game)
+        bus = message_bus(Followers(players, feed, scheduler))
         timers = _turn_timers(config, store, backend.closers)
         recheck_ms = int(config.bot_resend_seconds * 1000) if scheduler is not None else 0
         backend.game = GameApplication(
-            store, announce=announce, timers=timers, clock=clock, bot_recheck_ms=recheck_ms
+            store, publish=bus.handle, timers=timers, clock=clock, bot_recheck_ms=recheck_ms
         )
         backend.closers.append(backend.game.close)
         if scheduler is not None:
-            sweeper = _sweeper(
-                timers,
-                backend.game,
-                scheduler,
-                game_notifier,
-                feed,
-                recheck_ms=recheck_ms,
-                clock=clock,
+            sweeper = TimerSweeper(
+                timers, backend.game.resting, bus.handle, recheck_ms=recheck_ms, clock=clock
             )
             sweeper.start()
             backend.closers.append(sweeper.stop)

@@ -2,14 +2,14 @@
 
 `BotScheduler.announce` looks at the seats to act: a bot seat gets a bot turn now, carrying the
 seat's view and the game's ruleset so that the bot decides and submits with one call.
-`BotScheduler.stand_in` is what the game service's turn timers call when a person's decision is
-due: a bot decides for them (a no-op if the person moved meanwhile). The turn runs wherever the
-launcher sends it: a Celery worker (distributed), or an asyncio task in the same process
-(embedded mode, no broker).
+`BotScheduler.stand_in` is what follows the game service's turn timer running out on a person's
+decision (services/handlers.py): a bot decides for them (a no-op if the person moved
+meanwhile). The turn runs wherever the launcher sends it: a Celery worker (distributed), or an
+asyncio task in the same process (embedded mode, no broker).
 
 The scheduler keeps nothing per game. A bot turn left unanswered (a lost publish, a worker that
 died, a replica that died before publishing) is announced again by the game service's durable
-wake-ups (services/game/timers.py), on any replica, derived from the game's events: nothing is
+wake-ups (services/game/timers/), on any replica, derived from the game's events: nothing is
 resent once the game moved on or ended. Announcing twice is harmless: a bot turn is applied at
 most once per (seat, version).
 """

@@ -46,6 +46,7 @@ from services.eventstore import (
 )
 from services.observability import ACTIVE_GAMES, APPEND_SECONDS, BOT_TASK_SECONDS
 
+from .announcements import BatchAppended, GameLoaded, Publish, WatcherArrived
 from .cache import CachedGame
 from .clock import check_service_decision, deadline_ms
 from .errors import (
@@ -60,7 +61,7 @@ from .errors import (
 )
 from .resuming import Resumer
 from .timers import TurnTimers, WakeUps
-from .values import Announcement, CommandResult, NewGame, Seen, Update, WatchMode
+from .values import CommandResult, NewGame, Resting, Seen, Update, WatchMode
 from .watching import catch_up, event_updates, view_updates
 
 logger = logging.getLogger(__name__)
@@ -85,16 +86,17 @@ class GameApplication:
         *,
         cache_size: int = 10_000,
         finished_cache_size: int = 256,
-        announce: Callable[[Announcement], None] | None = None,
+        publish: Publish | None = None,
         timers: TurnTimers | None = None,
         clock: Callable[[], float] = time.time,
         bot_recheck_ms: int = 0,
     ) -> None:
-        """`announce` hears of every state this replica appended (and of each game it loads
-        cold), so bots, stats and notifications can act on it; `timers` are set for every
-        timed decision (services/game/timers/), and, with `bot_recheck_ms`, for every state
-        where bots must act (their turns are announced again if they stay unanswered); `clock`
-        stamps each batch's append time.
+        """`publish` is given what happened (services/game/announcements.py: every state this
+        replica appended, each game it loads cold), so that bots, stats and notifications act
+        on it (services/handlers.py); `timers` are set for every timed decision
+        (services/game/timers/), and, with `bot_recheck_ms`, for every state where bots must
+        act (their turns are announced again if they stay unanswered); `clock` stamps each
+        batch's append time.
 
         At most `cache_size` games stay cached, and of those at most `finished_cache_size`
         finished ones (the most recently finished): a finished game is only read again for its
@@ -107,7 +109,7 @@ class GameApplication:
         # Cached finished games, oldest finish first (watched ones leave it until unwatched).
         self._finished: OrderedDict[str, None] = OrderedDict()
         self._finished_cache_size = finished_cache_size
-        self._announce = announce or (lambda announcement: None)
+        self._publish: Publish = publish or (lambda announcement: None)
         self._wake_ups = None if timers is None else WakeUps(timers, clock, bot_recheck_ms)
         self._clock = clock
         self._bot_recheck_ms = bot_recheck_ms
@@ -148,7 +150,12 @@ class GameApplication:
             # A replica that appended may have died before announcing or setting its timer: do
             # both again (a bot turn is applied at most once per seat and version, a timer is
             # set by version, notifications are deduplicated, so repeats are harmless).
-            await self._came_to_rest(game_id, game, "", game.last_decision)
+            state = game.state
+            deadline = deadline_ms(state, game.rest_since_ms)
+            self._publish(GameLoaded(game_id, state, game.last_decision, deadline))
+            game.announced = state.version
+            if self._wake_ups is not None:
+                await self._wake_ups.loaded(game_id, game)
             self._evict()
             self._retire_if_finished(game_id, game)
         self._cache.move_to_end(game_id)
@@ -206,45 +213,32 @@ class GameApplication:
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
 
-    async def _came_to_rest(
+    async def _appended(
         self,
         game_id: str,
         game: CachedGame,
-        command_id: str,
-        first: Record | None = None,
+        decision: Record,
         *,
-        before: int = -1,
-        wake: int | None = None,
+        before: int,
+        wake: int | None,
         bot_waited_ms: int | None = None,
     ) -> None:
-        """Announce the new state; after an append from `before`, settle its wake-up (`wake`:
-        what `WakeUps.ahead` set for it); for a cold load (`before` -1), set one."""
+        """Announce the state this replica appended (from version `before`), then settle its
+        wake-up (`wake`: what `WakeUps.ahead` set for it)."""
         state = game.state
         deadline = deadline_ms(state, game.rest_since_ms)
-        again = before < 0
-        self._announce(
-            Announcement(game_id, state, command_id, deadline, first, bot_waited_ms, again)
-        )
+        self._publish(BatchAppended(game_id, state, decision, deadline, bot_waited_ms))
         game.announced = state.version
-        if self._wake_ups is None:
-            return
-        if before < 0:
-            await self._wake_ups.loaded(game_id, game)
-        else:
+        if self._wake_ups is not None:
             await self._wake_ups.appended(game_id, game, before, wake)
 
-    async def resting(self, game_id: str) -> tuple[GameState, int]:
-        """The game's current state and when it came to rest (for its turn timer)."""
+    async def resting(self, game_id: str) -> Resting:
+        """The game's current state, when it came to rest (for its turn timer), and the batch
+        that led there (for the turn timers' looks)."""
         game = await self._cached(game_id)
         async with game.lock:
             await self._top_up(game_id, game)
-        return game.state, game.rest_since_ms
-
-    def last_decision(self, game_id: str) -> Record | None:
-        """The first record of the game's last batch as this replica holds it (None: not held,
-        or setup events only); right after `resting`, that of the state it returned."""
-        game = self._cache.get(game_id)
-        return None if game is None else game.last_decision
+        return Resting(game.state, game.rest_since_ms, game.last_decision)
 
     async def state(self, game_id: str, *, fresh: bool = True) -> GameState:
         """The game's current state (topped up from the store unless `fresh` is False)."""
@@ -256,7 +250,7 @@ class GameApplication:
 
     async def view(self, game_id: str, seat: int | None) -> Seen:
         """What `seat` (None: a spectator) sees now, and when the awaited decision is due."""
-        state, rest_since = await self.resting(game_id)
+        state, rest_since, _ = await self.resting(game_id)
         _check_seat(state, seat)
         return Seen(view(state, seat), deadline_ms(state, rest_since))
 
@@ -303,7 +297,7 @@ class GameApplication:
         game.head_hash = stored[-1].hash
         self._cache[game_id] = game
         self._evict()
-        await self._came_to_rest(game_id, game, "", records[0], before=0, wake=wake)
+        await self._appended(game_id, game, records[0], before=0, wake=wake)
         return state
 
     async def submit(
@@ -403,8 +397,8 @@ class GameApplication:
         waited = max(0, now - waited_since) if bot else None  # for a bot's move: since the state
         if waited is not None:
             BOT_TASK_SECONDS.observe(waited / 1000)
-        await self._came_to_rest(
-            game_id, game, command_id, records[0], before=current, wake=wake, bot_waited_ms=waited
+        await self._appended(
+            game_id, game, records[0], before=current, wake=wake, bot_waited_ms=waited
         )
         self._retire_if_finished(game_id, game)
         return CommandResult(current + 1, tuple(events), tuple(states), False, records[0])
@@ -496,9 +490,7 @@ class GameApplication:
             return  # the game is over and the caller has seen all of it
         if self._bot_recheck_ms and game.announce_on_arrival():
             deadline = deadline_ms(game.state, game.rest_since_ms)
-            self._announce(
-                Announcement(game_id, game.state, "", deadline, game.last_decision, None, True)
-            )
+            self._publish(WatcherArrived(game_id, game.state, game.last_decision, deadline))
         with self._watching(game_id, game, mode):
             if mode is WatchMode.EVENTS:
                 async for update in event_updates(game, seat, after_version):

@@ -1,11 +1,12 @@
 """The game application's plain values: a game to start, a command's result, a view with its
-deadline, what a watcher asks for and is sent, and a state announced to bots, stats and
-notifications (services/game/service.py takes and gives them)."""
+deadline, a game as it stands, what a watcher asks for and is sent (services/game/service.py
+takes and gives them; what it announces is in announcements.py)."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from services.codec import Record
 from services.engine import (
@@ -73,6 +74,16 @@ class Seen:
     deadline_ms: int | None
 
 
+class Resting(NamedTuple):
+    """A game as it stands: its state, when it came to rest (the last batch's append, Unix
+    ms; 0: unknown), and the first record of the batch that led there (None: setup events
+    only)."""
+
+    state: GameState
+    since_ms: int
+    decision: Record | None
+
+
 class WatchMode(enum.Enum):
     """What a watcher is sent (the proto's WatchMode)."""
 
@@ -102,24 +113,3 @@ class Update:
     deadline_ms: int | None = None
     #: When the batch was appended (Unix ms), on its first event only (EVENTS mode; else 0).
     recorded_at_ms: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class Announcement:
-    """A state this replica appended, or one it announces again (a game it loaded cold, a
-    watcher's arrival): what bots, stats and notifications act on."""
-
-    game_id: str
-    state: GameState
-    #: The decision's command id ("" for a game's creation and for a cold load).
-    command_id: str = ""
-    #: When the decision the state awaits is due (None: no turn timer, or nothing awaited).
-    deadline_ms: int | None = None
-    #: The first record of the batch that led here (who decided, whether a bot stood in for a
-    #: person whose timer ran out); None when not known (a log of setup events only).
-    first: Record | None = None
-    #: For a bot's move, how long after the state that awaited it it was appended (ms).
-    bot_waited_ms: int | None = None
-    #: Announced again, not at its append (a cold load, a watcher's arrival): a finished game's
-    #: GameOver is not pushed again (a reload may come weeks later).
-    again: bool = False

@@ -1,11 +1,12 @@
 """Who tells players what: the game's announcements and the lobby's table changes become
 notifications, published in the background in the order they happened.
 
-The game service announces every state it appended (and every game it loads cold); the lobby
-reports a table that became full, starting or started. Both hooks are synchronous and must
-never fail a command or a table change, so they hand their notifications to a
-:class:`Publisher`, which publishes them in order and retries while the store is unreachable
-(a retry is harmless: the dedupe keys store each notification once).
+The game service announces every state it appended (and every game it loads cold, and what its
+turn timers find), which services/handlers.py hands to `GameNotifier`; the lobby reports a table
+that became full, starting or started. Both are synchronous and must never fail a command or a
+table change, so they hand their notifications to a :class:`Publisher`, which publishes them in
+order and retries while the store is unreachable (a retry is harmless: the dedupe keys store
+each notification once).
 """
 
 from __future__ import annotations
@@ -315,7 +316,8 @@ def game_notifications(
 
 
 class GameNotifier:
-    """The game service's producer: `announce` is called from the game's announce hook.
+    """The game service's producer: its announcements' handlers (services/handlers.py) call
+    `announce` and `timer_running_out`.
 
     `table_of(game_id)` names the table a game was started from ("" for a game the lobby did
     not start), so a client can ask the lobby for its seat token.

@@ -1,12 +1,10 @@
-"""How the stats hear that a game ended: the inbox stream, and the game service's hook.
+"""How the stats hear that a game ended: the inbox stream, and the feed the game service's
+announcements reach (services/handlers.py).
 
 On Redis, a finished game's id is added to the stream `verrater:{stats}:inbox`; the projector
 processes read it with a consumer group (`projector.py`). An id may arrive more than once (a
 retried announcement, a replica that reloads a finished game): the projection applies each game
-once. In embedded mode the same hook calls the in-memory projection directly.
-
-`FinishedGameFeed.announce` has the shape of `GameApplication`'s `announce` hook, so the game
-service needs no change: the wiring point passes it alongside the bot scheduler's.
+once. In embedded mode the feed calls the in-memory projection directly.
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
-from services.codec import Record
 from services.engine import GameState, Phase
 from services.eventstore import AnyRedis
 
@@ -35,7 +32,7 @@ async def announce_finished(redis: AnyRedis, game_id: str) -> None:
 
 
 class FinishedGameFeed:
-    """Passes each game that reaches GAME_OVER to `record` (in a task: the hook is sync).
+    """Passes each game that reaches GAME_OVER to `record` (in a task: a handler never waits).
 
     Remembers the games it passed on lately, so a replica that reloads a finished game (every
     cold load announces again) does not queue it over and over. A failed `record` is logged and
@@ -48,11 +45,9 @@ class FinishedGameFeed:
         self._recent: OrderedDict[str, None] = OrderedDict()
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def announce(
-        self, game_id: str, state: GameState, command_id: str = "", first: Record | None = None
-    ) -> None:
-        """The game service's hook: called with every state it appended or loaded (the command
-        id and the batch that led there are not needed here)."""
+    def announce(self, game_id: str, state: GameState) -> None:
+        """Pass the game on if `state` is over (called with every state the game service
+        announces: appended, loaded cold, looked at)."""
         if state.phase is not Phase.GAME_OVER or game_id in self._recent:
             return
         self._recent[game_id] = None

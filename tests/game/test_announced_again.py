@@ -8,8 +8,9 @@ import random
 
 from services.engine import SeatAssignment, legal_commands, to_act
 from services.eventstore import InMemoryEventStore
+from services.game.announcements import Announcement, GameLoaded
 from services.game.service import GameApplication
-from services.game.values import Announcement, NewGame
+from services.game.values import NewGame
 
 T0 = 1_900_000_000.0
 PEOPLE = tuple(SeatAssignment(f"p{seat}", f"P{seat}") for seat in range(3))
@@ -34,11 +35,10 @@ async def test_a_cold_load_announces_the_last_batch_again() -> None:
     )
 
     heard: list[Announcement] = []
-    loading = GameApplication(store, announce=heard.append, clock=lambda: now[0])
+    loading = GameApplication(store, publish=heard.append, clock=lambda: now[0])
     after = await loading.state("g")
     (news,) = heard
-    assert (news.state.version, news.again, news.command_id) == (after.version, True, "")
-    assert news.first is not None and news.first.turn_timer_expired
-    assert (news.first.seat, news.first.command_id) == (seat, "bot:g:0")
-    assert loading.last_decision("g") == news.first
-    assert loading.last_decision("unknown") is None
+    assert isinstance(news, GameLoaded) and news.state.version == after.version
+    assert news.decision is not None and news.decision.turn_timer_expired
+    assert (news.decision.seat, news.decision.command_id) == (seat, "bot:g:0")
+    assert (await loading.resting("g")).decision == news.decision

@@ -13,7 +13,7 @@ import redis
 from redis.crc import key_slot
 
 from services.devtools.redis_cluster import RedisClusterServers
-from services.engine import GameState, initial_state
+from services.engine import initial_state
 from services.eventstore import StoreUnavailable
 from services.game.timers import (
     RETRY_MS,
@@ -21,6 +21,7 @@ from services.game.timers import (
     RedisTurnTimers,
     TimerSweeper,
 )
+from services.game.values import Resting
 from tests.support.waiting import wait_until
 
 
@@ -105,18 +106,18 @@ class _Stores:
         self.release = asyncio.Event()
         self.looked: list[str] = []
 
-    async def state_of(self, game_id: str) -> tuple[GameState, int]:
+    async def state_of(self, game_id: str) -> Resting:
         if game_id == "hanging":
             await self.release.wait()
         if game_id == "away":
             raise StoreUnavailable("its master is failing over")
         self.looked.append(game_id)
-        return initial_state(), 0
+        return Resting(initial_state(), 0, None)
 
 
 async def test_a_look_that_waits_on_its_store_holds_up_no_other_look() -> None:
     timers, stores = InMemoryTurnTimers(), _Stores()
-    sweeper = TimerSweeper(timers, stores.state_of, on_expired=lambda *_: None, clock=lambda: 2.0)
+    sweeper = TimerSweeper(timers, stores.state_of, lambda news: None, clock=lambda: 2.0)
     await timers.set("hanging", 1, 1_000)
     sweeper.start()
     try:
@@ -131,7 +132,7 @@ async def test_a_look_that_waits_on_its_store_holds_up_no_other_look() -> None:
 
 async def test_a_game_whose_store_is_away_is_looked_at_again_a_second_later() -> None:
     timers, stores = InMemoryTurnTimers(), _Stores()
-    sweeper = TimerSweeper(timers, stores.state_of, on_expired=lambda *_: None, clock=lambda: 2.0)
+    sweeper = TimerSweeper(timers, stores.state_of, lambda news: None, clock=lambda: 2.0)
     await timers.set("away", 1, 1_000)
     assert await sweeper.sweep() == 1
     assert await timers.next_wake_ms() == 2_000 + RETRY_MS  # not the lease: a second

@@ -33,11 +33,22 @@ from services.engine import (
     view,
 )
 from services.eventstore import EventStore, RedisEventStore
+from services.game.announcements import (
+    AtRest,
+    BatchAppended,
+    BotsOverdue,
+    GameLoaded,
+    GameOverLookedAt,
+    PersonsTurnLookedAt,
+    TurnTimerRanOut,
+    WatcherArrived,
+)
 from services.game.clock import bot_seats_to_act
 from services.game.errors import StaleVersion
 from services.game.service import GameApplication
 from services.game.timers import RedisTurnTimers, TimerSweeper
-from services.game.values import Announcement, NewGame
+from services.game.values import NewGame
+from services.messagebus import MessageBus
 from services.observability import BOT_TASK_SECONDS
 from tests.support.waiting import wait_until
 
@@ -81,32 +92,32 @@ async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica
         launched: list[BotTurn] = []
         waiting: list[tuple[str, int]] = []
         ended: list[tuple[str, int]] = []
+        bus = MessageBus()
         scheduler = BotScheduler(launched.append)
 
-        def announce(news: Announcement, scheduler: BotScheduler = scheduler) -> None:
+        def announce(news: AtRest, scheduler: BotScheduler = scheduler) -> None:
             scheduler.announce(news.game_id, news.state)
 
+        def stand_in(news: TurnTimerRanOut, scheduler: BotScheduler = scheduler) -> None:
+            scheduler.stand_in(news.game_id, news.seat, news.version)
+
+        for announced in (BatchAppended, GameLoaded, WatcherArrived, BotsOverdue):
+            bus.on(announced, announce)
+        bus.on(TurnTimerRanOut, stand_in)
+        bus.on(PersonsTurnLookedAt, lambda news, seen=waiting: seen.append(seen_at(news)))
+        bus.on(GameOverLookedAt, lambda news, seen=ended: seen.append(seen_at(news)))
         app = GameApplication(
-            store, announce=announce, timers=timers, clock=clock, bot_recheck_ms=RECHECK_MS
+            store, publish=bus.handle, timers=timers, clock=clock, bot_recheck_ms=RECHECK_MS
         )
-        sweeper = TimerSweeper(
-            timers,
-            app.resting,
-            on_expired=scheduler.stand_in,
-            on_bots_overdue=lambda game_id, state, _, scheduler=scheduler: scheduler.announce(
-                game_id, state
-            ),
-            on_persons_waiting=lambda game_id, state, _, seen=waiting: seen.append(
-                (game_id, state.version)
-            ),
-            on_game_over=lambda game_id, state, seen=ended: seen.append((game_id, state.version)),
-            recheck_ms=RECHECK_MS,
-            clock=clock,
-        )
+        sweeper = TimerSweeper(timers, app.resting, bus.handle, recheck_ms=RECHECK_MS, clock=clock)
         made.append(Replica(app, sweeper, launched, waiting, ended))
     yield made[0], made[1], clock
     for part in parts:
         await part.close()
+
+
+def seen_at(news: AtRest) -> tuple[str, int]:
+    return news.game_id, news.state.version
 
 
 async def play(replica: Replica, turn: BotTurn) -> None:

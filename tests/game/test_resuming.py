@@ -10,8 +10,9 @@ import pytest
 
 from services.engine import SeatAssignment, legal_commands, to_act
 from services.eventstore import RedisEventStore, StoreUnavailable
+from services.game.announcements import Announcement, GameLoaded
 from services.game.service import GameApplication
-from services.game.values import Announcement, NewGame
+from services.game.values import NewGame
 from tests.support.redis_server import RedisServer
 from tests.support.waiting import wait_until
 
@@ -23,7 +24,7 @@ async def test_a_game_whose_store_failed_is_announced_again_once_it_answers(
 ) -> None:
     store = RedisEventStore.from_url(persistent_redis.url, command_timeout=0.3)
     heard: list[Announcement] = []
-    app = GameApplication(store, announce=heard.append)
+    app = GameApplication(store, publish=heard.append)
     try:
         game_id, _ = await app.start_game(NewGame(players=4, game_id="resumed", seats=SEATS))
         state = await app.state(game_id)
@@ -39,7 +40,7 @@ async def test_a_game_whose_store_failed_is_announced_again_once_it_answers(
         finally:
             persistent_redis.resume()
         await wait_until(
-            lambda: any(each.game_id == game_id and each.again for each in heard),
+            lambda: any(isinstance(each, GameLoaded) and each.game_id == game_id for each in heard),
             "the game announced again once its store answered",
         )
         # Whether the append reached Redis or not, the retry applies the command once.

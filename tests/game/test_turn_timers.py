@@ -7,7 +7,7 @@ The sweeps are driven by hand on an injected clock: no test waits for time to pa
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 
 import pytest
@@ -16,7 +16,6 @@ from services.codec import decode_record
 from services.engine import (
     MAX_TURN_SECONDS,
     BotLevel,
-    GameState,
     Phase,
     SeatAssignment,
     legal_commands,
@@ -24,17 +23,18 @@ from services.engine import (
 )
 from services.errors import Reason
 from services.eventstore import EventStore, InMemoryEventStore, RedisEventStore
+from services.game.announcements import (
+    GameOverLookedAt,
+    PersonsTurnLookedAt,
+    TurnTimerRanOut,
+    TurnTimerRunningOut,
+)
 from services.game.clock import CLOCK_TOLERANCE_MS
 from services.game.errors import PersonsSeat, TurnTimerRunning
 from services.game.service import GameApplication
-from services.game.timers import (
-    InMemoryTurnTimers,
-    OnGameOver,
-    RedisTurnTimers,
-    TimerSweeper,
-    TurnTimers,
-)
+from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.game.values import CommandResult, NewGame
+from services.messagebus import MessageBus
 
 T0 = 1_900_000_000.0  # seconds; the injected clock starts here
 SEATS = tuple(SeatAssignment(f"p{seat}", f"Player {seat}") for seat in range(4))
@@ -53,14 +53,22 @@ class Clock:
 
 @dataclass
 class Calls:
+    """The stand-ins and warnings a sweeper announced."""
+
     expired: list[tuple[str, int, int]] = field(default_factory=list)
     warned: list[tuple[str, int, int, int]] = field(default_factory=list)
 
-    def on_expired(self, game_id: str, seat: int, version: int) -> None:
-        self.expired.append((game_id, seat, version))
+    def on_expired(self, news: TurnTimerRanOut) -> None:
+        self.expired.append((news.game_id, news.seat, news.version))
 
-    async def on_warning(self, game_id: str, seat: int, version: int, deadline: int) -> None:
-        self.warned.append((game_id, seat, version, deadline))
+    def on_warning(self, news: TurnTimerRunningOut) -> None:
+        self.warned.append((news.game_id, news.seat, news.state.version, news.deadline_ms))
+
+    def bus(self) -> MessageBus:
+        bus = MessageBus()
+        bus.on(TurnTimerRanOut, self.on_expired)
+        bus.on(TurnTimerRunningOut, self.on_warning)
+        return bus
 
 
 @pytest.fixture(params=["memory", "redis", "cluster"])
@@ -78,14 +86,7 @@ async def parts(request: pytest.FixtureRequest) -> AsyncIterator[tuple[EventStor
 
 
 def _sweeper(app: GameApplication, timers: TurnTimers, calls: Calls, clock: Clock) -> TimerSweeper:
-    return TimerSweeper(
-        timers,
-        app.resting,
-        on_expired=calls.on_expired,
-        on_warning=calls.on_warning,
-        clock=clock,
-        lease_ms=30_000,
-    )
+    return TimerSweeper(timers, app.resting, calls.bus().handle, clock=clock, lease_ms=30_000)
 
 
 async def _new_game(app: GameApplication, turn_seconds: int) -> str:
@@ -331,12 +332,12 @@ RECHECK_MS = 3_000
 
 @dataclass
 class Waiting:
-    """What a sweeper hears of persons still owing their decision."""
+    """What a sweeper announces of persons still owing their decision."""
 
     seen: list[tuple[str, int, int | None]] = field(default_factory=list)
 
-    def __call__(self, game_id: str, state: GameState, deadline: int | None) -> None:
-        self.seen.append((game_id, state.version, deadline))
+    def __call__(self, news: PersonsTurnLookedAt) -> None:
+        self.seen.append((news.game_id, news.state.version, news.deadline_ms))
 
 
 def _rechecking(
@@ -346,19 +347,14 @@ def _rechecking(
     clock: Clock,
     waiting: Waiting,
     *,
-    on_game_over: OnGameOver | None = None,
+    on_game_over: Callable[[GameOverLookedAt], None] | None = None,
 ) -> TimerSweeper:
+    bus = calls.bus()
+    bus.on(PersonsTurnLookedAt, waiting)
+    if on_game_over is not None:
+        bus.on(GameOverLookedAt, on_game_over)
     return TimerSweeper(
-        timers,
-        app.resting,
-        on_expired=calls.on_expired,
-        on_warning=calls.on_warning,
-        on_bots_overdue=lambda game_id, state, deadline: None,
-        on_persons_waiting=waiting,
-        on_game_over=on_game_over,
-        recheck_ms=RECHECK_MS,
-        clock=clock,
-        lease_ms=30_000,
+        timers, app.resting, bus.handle, recheck_ms=RECHECK_MS, clock=clock, lease_ms=30_000
     )
 
 
@@ -436,7 +432,7 @@ async def test_a_games_end_is_looked_at_once_after_the_recheck(
         calls,
         clock,
         waiting,
-        on_game_over=lambda game_id, state: ended.append((game_id, state.version)),
+        on_game_over=lambda news: ended.append((news.game_id, news.state.version)),
     )
     game_id, _ = await app.start_game(NewGame(players=4, game_id="to-the-end", seats=SEATS))
     rng = random.Random(4)

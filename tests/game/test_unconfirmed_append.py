@@ -13,8 +13,9 @@ from services.api.verrater.v1 import view_pb2
 from services.codec import view_from_proto
 from services.engine import BotLevel, SeatAssignment
 from services.eventstore import InMemoryEventStore, StoredEvent, StoreUnavailable
+from services.game.announcements import Announcement
 from services.game.service import GameApplication
-from services.game.values import Announcement, NewGame
+from services.game.values import NewGame
 
 BOTS = tuple(
     SeatAssignment(f"bot{seat}", f"Bot {seat}", BotLevel.NORMAL.value) for seat in range(3)
@@ -45,7 +46,7 @@ async def test_a_bot_move_that_landed_unconfirmed_still_leads_to_the_next_bot_tu
     def announce(news: Announcement) -> None:
         scheduler.announce(news.game_id, news.state)
 
-    app = GameApplication(store, announce=announce)
+    app = GameApplication(store, publish=announce)
     _, state = await app.start_game(NewGame(players=3, game_id="g", seats=BOTS))
     turn = next(t for t in launched if t.version == state.version)
     store.armed = True
@@ -82,7 +83,7 @@ async def test_a_bot_moves_announcement_says_how_long_it_came_after_the_state() 
         heard.append(news)
         scheduler.announce(news.game_id, news.state)
 
-    app = GameApplication(InMemoryEventStore(), announce=announce, clock=lambda: now[0])
+    app = GameApplication(InMemoryEventStore(), publish=announce, clock=lambda: now[0])
     _, state = await app.start_game(NewGame(players=3, game_id="g", seats=BOTS))
     assert heard[-1].bot_waited_ms is None
     now[0] += 0.25  # the bot thinks

@@ -1,19 +1,39 @@
-"""The game service's hook feeds finished games to the stats, with no change to the service."""
+"""The game service's announcements feed finished games to the stats, through their handler
+(services/handlers.py) as bootstrap wires it."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import uuid
+from collections.abc import AsyncIterator, Callable
+
+import pytest
 
 from services.engine import CreateGame, Phase, Ruleset, legal_commands, to_act
 from services.eventstore import InMemoryEventStore, RedisEventStore
+from services.game.announcements import Publish
 from services.game.service import GameApplication
+from services.handlers import Followers, message_bus
+from services.notifications import GameNotifier, InMemoryNotifications, Publisher
 from services.stats import FinishedGameFeed, InMemoryStats, RedisStats, StatsProjector
 
 from .games import humans
 
 TABLE = humans("Anna", "Bert", "Cleo", "Dirk")
+
+
+@pytest.fixture
+async def announced_to() -> AsyncIterator[Callable[[FinishedGameFeed], Publish]]:
+    """The game's announcements through the handlers to a feed (the players' notifications
+    kept in memory), as bootstrap wires them."""
+    publisher = Publisher(InMemoryNotifications())
+
+    def bus(feed: FinishedGameFeed) -> Publish:
+        return message_bus(Followers(GameNotifier(publisher), feed)).handle
+
+    yield bus
+    await publisher.close()
 
 
 async def play(app: GameApplication, game_id: str, seed: int) -> None:
@@ -30,25 +50,21 @@ async def play(app: GameApplication, game_id: str, seed: int) -> None:
         state = result.state
 
 
-async def test_embedded_games_reach_the_in_memory_stats_as_they_end() -> None:
+async def test_embedded_games_reach_the_in_memory_stats_as_they_end(
+    announced_to: Callable[[FinishedGameFeed], Publish],
+) -> None:
     store = InMemoryEventStore()
     stats = InMemoryStats(store)
     feed = FinishedGameFeed(stats.record_finished)
-    app = GameApplication(
-        store, announce=lambda news: feed.announce(news.game_id, news.state, news.command_id)
-    )
+    app = GameApplication(store, publish=announced_to(feed))
     await play(app, "g1", 1)
     await feed.drain()
     [game] = await stats.finished_games(TABLE[0].player_id)
     assert game.result.game_id == "g1" and game.result.ranked
     # A replica that loads the finished game cold announces it again: still one result.
-    await GameApplication(
-        store, announce=lambda news: feed.announce(news.game_id, news.state, news.command_id)
-    ).state("g1")
+    await GameApplication(store, publish=announced_to(feed)).state("g1")
     other = FinishedGameFeed(stats.record_finished)
-    await GameApplication(
-        store, announce=lambda news: other.announce(news.game_id, news.state, news.command_id)
-    ).state("g1")
+    await GameApplication(store, publish=announced_to(other)).state("g1")
     await feed.drain()
     assert len(await stats.finished_games(TABLE[0].player_id)) == 1
     assert (await stats.rating(TABLE[0].player_id)).rating.rated_games == 1
@@ -56,14 +72,12 @@ async def test_embedded_games_reach_the_in_memory_stats_as_they_end() -> None:
 
 
 async def test_games_on_redis_reach_the_inbox_and_the_projector_applies_them(
-    fresh_redis_url: str,
+    fresh_redis_url: str, announced_to: Callable[[FinishedGameFeed], Publish]
 ) -> None:
     async with RedisEventStore.from_url(fresh_redis_url) as store:
         stats = RedisStats.from_url(fresh_redis_url)
         feed = FinishedGameFeed(stats.record_finished)
-        app = GameApplication(
-            store, announce=lambda news: feed.announce(news.game_id, news.state, news.command_id)
-        )
+        app = GameApplication(store, publish=announced_to(feed))
         projector = StatsProjector(stats, store, consumer="pod", block_ms=20)
         projector.start()
         try:

@@ -22,8 +22,8 @@ that holds its events, so one master's failure stops no other master's timers.
 
 The modules: `port` (what a timer store does, and the in-memory one), `policy` (when a state
 wants looking at), `wakeups` (what a replica writes around its appends and cold loads),
-`redis_timers` (the Redis one, and its scripts) and `sweeper` (the loop that claims what is due
-and acts on it).
+`redis_timers` (the Redis one, and its scripts) and `sweeper` (the loop that claims what is due,
+looks at each game and publishes what it finds).
 """
 
 from .policy import (
@@ -42,11 +42,6 @@ from .sweeper import (
     DEFAULT_LEASE_MS,
     POLL_INTERVAL_S,
     RETRY_MS,
-    OnBotsOverdue,
-    OnExpired,
-    OnGameOver,
-    OnPersonsWaiting,
-    OnWarning,
     StateOf,
     TimerSweeper,
 )
@@ -61,11 +56,6 @@ __all__ = [
     "UNCONFIRMED_LOOK_MS",
     "Due",
     "InMemoryTurnTimers",
-    "OnBotsOverdue",
-    "OnExpired",
-    "OnGameOver",
-    "OnPersonsWaiting",
-    "OnWarning",
     "RedisTurnTimers",
     "StateOf",
     "TimerSweeper",

@@ -1,5 +1,7 @@
-"""The sweeper: claims due wake-ups and acts on each game's current state (see the package
-docstring), in every game replica."""
+"""The sweeper: claims due wake-ups and looks at each game's current state (see the package
+docstring), in every game replica. What it finds it publishes (services/game/announcements.py:
+a turn timer running or run out, bots overdue, the one look at a person's turn or at a game's
+end); services/handlers.py says who acts on it."""
 
 from __future__ import annotations
 
@@ -9,12 +11,21 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from services.engine import GameState, Phase
+from services.engine import Phase
 from services.eventstore import TRANSIENT_REDIS_ERRORS, StoreUnavailable
 from services.tasks import cancel_and_wait
 
+from ..announcements import (
+    BotsOverdue,
+    GameOverLookedAt,
+    PersonsTurnLookedAt,
+    Publish,
+    TurnTimerRanOut,
+    TurnTimerRunningOut,
+)
 from ..clock import bot_seats_to_act, deadline_ms, human_seats_to_act, warning_ms
 from ..errors import GameNotFound
+from ..values import Resting
 from .policy import ends_look_at, persons_look_at, recheck_at
 from .port import TurnTimers
 
@@ -36,20 +47,8 @@ CLAIM_BATCH = 100
 #: Looks under way at once in one sweeper (each waits on its own game's store).
 MAX_LOOKS = 256
 
-#: Asks for the game's current state and when it came to rest (fresh from the store).
-StateOf = Callable[[str], Awaitable[tuple[GameState, int]]]
-#: A person's timed decision is due: a bot decides for (game, seat, version).
-OnExpired = Callable[[str, int, int], None]
-#: A person's timed decision is due soon: warn them (game, seat, version, deadline ms).
-OnWarning = Callable[[str, int, int, int], Awaitable[None]]
-#: Bots still owe their move in this state: announce their turns again (game, state, the
-#: deadline ms of a person's decision awaited beside theirs, or None).
-OnBotsOverdue = Callable[[str, GameState, int | None], object]
-#: Persons still owe their decision in this state: (game, state, the decision's deadline ms or
-#: None when untimed).
-OnPersonsWaiting = Callable[[str, GameState, int | None], object]
-#: The game is over: announce its end again (game, final state).
-OnGameOver = Callable[[str, GameState], object]
+#: Asks for the game as it stands (fresh from the store): `GameApplication.resting`.
+StateOf = Callable[[str], Awaitable[Resting]]
 
 
 class TimerSweeper:
@@ -64,29 +63,20 @@ class TimerSweeper:
         self,
         timers: TurnTimers,
         state_of: StateOf,
+        publish: Publish,
         *,
-        on_expired: OnExpired,
-        on_warning: OnWarning | None = None,
-        on_bots_overdue: OnBotsOverdue | None = None,
-        on_persons_waiting: OnPersonsWaiting | None = None,
-        on_game_over: OnGameOver | None = None,
         recheck_ms: int = 0,
         clock: Callable[[], float] = time.time,
         lease_ms: int = DEFAULT_LEASE_MS,
     ) -> None:
-        """`recheck_ms` (with `on_bots_overdue`): how long bots may owe a move before their
-        turns are announced again (the game service sets the same on its wake-ups);
-        `on_persons_waiting` hears, once, of a state whose persons still owe their decision
-        that long after it began (to publish their notifications again); `on_game_over`, once,
-        of a game over that long (to announce its end again)."""
+        """`publish` is given what the looks find. `recheck_ms`: how long bots may owe a move
+        before their turns are announced again (the game service sets the same on its
+        wake-ups); a state whose persons still owe their decision that long after it began, and
+        a game over that long, are announced once more (0: none of these)."""
         self._timers = timers
         self._state_of = state_of
-        self._on_expired = on_expired
-        self._on_warning = on_warning
-        self._on_bots_overdue = on_bots_overdue
-        self._on_persons_waiting = on_persons_waiting
-        self._on_game_over = on_game_over
-        self._recheck_ms = recheck_ms if on_bots_overdue is not None else 0
+        self._publish = publish
+        self._recheck_ms = recheck_ms
         self._clock = clock
         self._lease_ms = lease_ms
         self._task: asyncio.Task[None] | None = None
@@ -119,7 +109,7 @@ class TimerSweeper:
 
     async def _handle(self, game_id: str, now: int) -> None:
         try:
-            state, rest_since = await self._state_of(game_id)
+            state, rest_since, decision = await self._state_of(game_id)
         except GameNotFound:
             await self._timers.set(game_id, 2**62, None)
             return
@@ -128,35 +118,34 @@ class TimerSweeper:
         seats = human_seats_to_act(state)
         since = rest_since or now
         end = ends_look_at(since, self._recheck_ms) if state.phase is Phase.GAME_OVER else None
-        if end is not None and self._on_game_over is not None:
+        if end is not None:
             if now < end:  # swept early (the last state's wake-up, a lease): keep the look
                 wakes.append(end)
             else:
-                self._on_game_over(game_id, state)
+                self._publish(GameOverLookedAt(game_id, state, decision, deadline))
         look = persons_look_at(state, since, self._recheck_ms, deadline) if seats else None
-        if look is not None and self._on_persons_waiting is not None:
+        if look is not None:
             if now < look:  # swept early (a bot's recheck, a lease): keep the look
                 wakes.append(look)
             elif deadline is None or now < warning_ms(state, deadline):  # not once more later
-                self._on_persons_waiting(game_id, state, deadline)
+                self._publish(PersonsTurnLookedAt(game_id, state, decision, deadline))
         if deadline is not None and seats:
             if now >= deadline:
                 for seat in seats:
-                    self._on_expired(game_id, seat, state.version)
+                    self._publish(TurnTimerRanOut(game_id, seat, state.version))
                 # Held until the stand-in's decision moves the game on (which resets the timer);
                 # if it never comes, the timer fires again after the lease.
                 wakes.append(now + self._lease_ms)
-            elif now >= warning_ms(state, deadline) and self._on_warning is not None:
+            elif now >= warning_ms(state, deadline):
                 for seat in seats:
-                    await self._on_warning(game_id, seat, state.version, deadline)
+                    self._publish(TurnTimerRunningOut(game_id, seat, state, decision, deadline))
                 wakes.append(deadline)
             else:
-                warning = warning_ms(state, deadline)
-                wakes.append(warning if now < warning else deadline)
+                wakes.append(warning_ms(state, deadline))
         if self._recheck_ms and bot_seats_to_act(state):
-            if now - since >= self._recheck_ms and self._on_bots_overdue is not None:
+            if now - since >= self._recheck_ms:
                 log.warning("bots of game %s still owe their move: announcing again", game_id)
-                self._on_bots_overdue(game_id, state, deadline)
+                self._publish(BotsOverdue(game_id, state, decision, deadline))
             wakes.append(recheck_at(since, now, self._recheck_ms))
         await self._timers.set(game_id, state.version, min(wakes, default=None))
 
