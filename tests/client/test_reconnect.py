@@ -26,8 +26,9 @@ def test_the_client_resumes_after_the_server_is_killed_and_restarted(
         server.start()
         client.expect("Reconnected", timeout=60)
         client.play_to_the_end()
+        # The command that was on its way went through and the Watch stream resumed: the game
+        # reached its end. (Whether the two recover in one message or two is a matter of which
+        # notices the server first: counting the "Reconnected" lines failed on a busy machine.)
         assert client.finish() == 0
-        # Once for the command that was on its way, once for the Watch stream it resumed.
-        assert client.output.count("Reconnected") >= 2
     finally:
         server.stop()

@@ -35,7 +35,7 @@ def cluster(tmp_path: Path) -> Iterator[RedisClusterServers]:
 
 @pytest.fixture
 async def store(cluster: RedisClusterServers) -> AsyncIterator[RedisEventStore]:
-    events = RedisEventStore.from_url(cluster.url, wait_replicas=1, wait_timeout_ms=300)
+    events = RedisEventStore.from_url(cluster.url, wait_replicas=1, wait_timeout_ms=2000)
     yield events
     await events.close()
 
@@ -126,7 +126,7 @@ async def test_a_master_without_replicas_refuses_writes_and_nothing_is_applied(
     tmp_path: Path,
 ) -> None:
     with RedisClusterServers(tmp_path / "cluster", min_replicas_to_write=1) as cluster:
-        store = RedisEventStore.from_url(cluster.url, wait_replicas=1, wait_timeout_ms=300)
+        store = RedisEventStore.from_url(cluster.url, wait_replicas=1, wait_timeout_ms=2000)
         try:
             app = GameApplication(store)
             game_id, _ = await app.start_game(NewGame(players=4, game_id="refused", seats=SEATS))

@@ -84,7 +84,7 @@ async def test_games_on_redis_reach_the_inbox_and_the_projector_applies_them(
             await play(app, "g1", 1)
             await play(app, "g2", 2)
             await feed.drain()
-            async with asyncio.timeout(10):
+            async with asyncio.timeout(60):
                 while len(await stats.finished_games(TABLE[0].player_id)) < 2:
                     await asyncio.sleep(0.02)
             games = await stats.finished_games(TABLE[0].player_id)
