@@ -56,7 +56,7 @@ async def pending_by_consumer(stats: RedisStats) -> dict[str, int]:
 async def idle_for_at_least(stats: RedisStats, idle_ms: int) -> None:
     """Until Redis reports every pending inbox entry idle for `idle_ms` (XAUTOCLAIM compares
     against the same server clock, so this is the signal that a claim may take them)."""
-    async with asyncio.timeout(10):
+    async with asyncio.timeout(60):
         while True:
             entries = await stats.redis.xpending_range(INBOX_KEY, GROUP, "-", "+", 100)
             if entries and all(entry["time_since_delivered"] >= idle_ms for entry in entries):
@@ -168,13 +168,13 @@ async def test_the_projector_creates_its_group_and_resumes_after_the_inbox_is_lo
     try:
         await store_game(store, "g1", played_game(TABLE, seed=1))
         await stats.record_finished("g1")
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(60):
             while not await stats.is_applied("g1"):
                 await asyncio.sleep(0.02)
         await stats.redis.delete(INBOX_KEY)
         await store_game(store, "g2", played_game(TABLE, seed=2))
         await stats.record_finished("g2")
-        async with asyncio.timeout(10):
+        async with asyncio.timeout(60):
             while not await stats.is_applied("g2"):
                 await asyncio.sleep(0.02)
     finally:
