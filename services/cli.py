@@ -475,6 +475,10 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("--json", action="store_true", help="print one JSON object")
     load.set_defaults(handler=_bench_load)
 
+    from services.bench.scale import add_command as add_scale_command
+
+    add_scale_command(benches, _positive)
+
     from services.bench.faults import ALL_FAULTS, DEFAULT_BROKER, DEFAULT_NODE_TIMEOUT_MS
 
     faults = benches.add_parser(
