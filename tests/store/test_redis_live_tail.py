@@ -73,10 +73,10 @@ async def test_a_rejoin_answered_by_a_stale_pending_read_leaves_no_gap(
 ) -> None:
     store = make_store(block_ms=60_000)
 
-    async def unblock_arrives_too_early(game_id: str | None = None) -> None:
+    async def unblock_arrives_too_early(key: bytes | None = None) -> None:
         """The race this test pins down: CLIENT UNBLOCK reaching Redis before the XREAD."""
 
-    monkeypatch.setattr(store._hub, "interrupt_block", unblock_arrives_too_early)
+    monkeypatch.setattr(store._reader, "interrupt", unblock_arrives_too_early)
     await store.append(GAME, 0, [b"1", b"2", b"3"])
     late = store.subscribe(GAME)
     assert [event.version for event in await take(late, 3)] == [1, 2, 3]
@@ -151,7 +151,7 @@ async def test_a_subscriber_that_leaves_while_the_reader_connects_breaks_nothing
     # The reader finishes the round it was connecting in, with nobody left to read for: it
     # either counts that round or fails (it used to, sending an XREAD with no streams).
     await wait_until(
-        lambda: store._hub.rounds >= 1 or hub.done(), "the reader has finished its first round"
+        lambda: store._reader.rounds >= 1 or hub.done(), "the reader has finished its first round"
     )
     assert not hub.done(), "the reader failed on an empty read"
     late = store.subscribe(GAME)

@@ -12,14 +12,16 @@ sha256) on top of the predecessor hash it remembers from its own last append or 
 script checks both the version *and* that hash against the stream's last entry before writing,
 so neither a stale writer nor a stale cache can ever produce a gap, a duplicate or a broken link.
 
-Live tails are served by one reader per store: a single blocking ``XREAD`` over all games that
-have subscribers, on one dedicated connection, fanned out to in-process queues, so a replica
-with thousands of watching clients holds two Redis connections, not thousands.
+Live tails are served by the store's live reader (:class:`services.redislive.LiveReader`, the one
+reader every Redis user of the process builds on): a single blocking ``XREAD`` over all games
+that have subscribers, on one dedicated connection per server, fanned out to in-process queues,
+so a replica with thousands of watching clients holds two Redis connections, not thousands.
 
 The modules: ``store`` (:class:`RedisEventStore`: appends, reads, subscriptions, the head cache,
 retries and errors), ``append.lua`` (the append script), ``entries`` (stream entries read back
-as events), ``hub`` (the live reader) and ``wire`` (packing, sending and reading on connections
-of the store's own: the only module that knows redis-py's internals).
+as events) and ``wire`` (packing, sending and reading on connections of the store's own, and the
+live reader's: with services/redislive/connection.py, the only module that knows redis-py's
+internals).
 """
 
 from .store import RedisEventStore

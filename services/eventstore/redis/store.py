@@ -1,9 +1,11 @@
 """The Redis event store itself: appends, reads, heads and subscriptions on one game's stream.
 
 The layout it reads and writes is described in :mod:`services.eventstore.redis`. Its commands
-go through :mod:`.wire`, its live tails through :mod:`.hub`; what is left here is the store's
-own policy: the head cache that makes an append one round trip, the one retry after a dropped
-connection, and turning redis-py's errors into the store's.
+go through :mod:`.wire`, its live tails through the process's live reader
+(:class:`services.redislive.LiveReader`, reading through the wire); what is left here is the
+store's own policy: the head cache that makes an append one round trip, the one retry after a
+dropped connection, a subscription's catch-up and hole filling, and turning redis-py's errors
+into the store's.
 """
 
 from __future__ import annotations
@@ -37,6 +39,17 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.redislive import (
+    RECONNECT_FIRST_DELAY,
+    RECONNECT_MAX_DELAY,
+    Arg,
+    LiveReader,
+    ReaderClosed,
+    ReaderFailed,
+    Reply,
+    Resync,
+)
+
 from ..base import (
     GENESIS_HASH,
     EventStore,
@@ -52,9 +65,8 @@ from ..base import (
     check_read_args,
 )
 from .entries import events_from_entries
-from .hub import RECONNECT_FIRST_DELAY, RECONNECT_MAX_DELAY, StreamHub, Subscriber
 from .urls import NoReplicasError
-from .wire import Arg, Reply, open_wire
+from .wire import open_wire
 
 logger = logging.getLogger(__name__)
 
@@ -160,17 +172,16 @@ class RedisEventStore(EventStore):
         self.redis = self._wire.redis
         self._heads: OrderedDict[str, tuple[int, str]] = OrderedDict()
         self._head_cache_size = head_cache_size
-        self._inbox_limit = inbox_limit
         self._resyncs = 0
-        self._hub = StreamHub(
+        self._reader = LiveReader(
             self._wire,
             name=f"{client_name}-hub",
-            stream_key=self.stream_key,
-            remember_head=self.remember_head,
-            unblock=self._unblock,
             block_ms=block_ms,
             min_interval_ms=tail_interval_ms,
             command_timeout=command_timeout,
+            limit=inbox_limit,
+            poll_first_ms=max(2 * tail_interval_ms, 1),
+            poll_max_ms=50,
         )
         self._closed = False
 
@@ -352,11 +363,12 @@ class RedisEventStore(EventStore):
     ) -> AsyncGenerator[StoredEvent, None]:
         """See :meth:`EventStore.subscribe`.
 
-        Catches up with ``XRANGE``, then joins the hub at the last version it yielded. Versions
-        make joining gap-free and duplicate-free: anything the hub delivers at or below
-        ``delivered`` is dropped, and any hole (the hub was ahead, or the inbox overflowed) is
-        filled by re-reading from Redis. Redis outages are waited out with backoff, because a
-        live tail has no caller to hand a retryable error to mid-stream.
+        Catches up with ``XRANGE``, then follows the game's stream on the live reader from the
+        last version it yielded. Versions make this gap-free and duplicate-free: anything at or
+        below ``delivered`` is dropped, and any hole (the reader was ahead, or the subscription's
+        queue overflowed: a :class:`~services.redislive.Resync`; or a version that does not
+        follow) is filled by re-reading from Redis. Redis outages are waited out with backoff,
+        because a live tail has no caller to hand a retryable error to mid-stream.
         """
         self._check_open()
         check_game_id(game_id)
@@ -365,58 +377,59 @@ class RedisEventStore(EventStore):
         for event in await self._read_patiently(game_id, delivered):
             delivered = event.version
             yield event
-        subscriber = Subscriber(game_id, delivered, self._inbox_limit)
-        joined_new_game = self._hub.join(subscriber)
+        subscription = await self._reader.subscribe(self.stream_key(game_id), b"0-%d" % delivered)
         try:
-            if joined_new_game:
-                await self._hub.interrupt_block(game_id)
             while True:
-                if subscriber.failure is not None:
-                    raise subscriber.failure
-                if subscriber.resync:
-                    subscriber.resync = False
-                    subscriber.inbox.clear()
-                    self._resyncs += 1
-                    for event in await self._read_patiently(game_id, subscriber.delivered):
-                        subscriber.delivered = event.version
-                        yield event
-                elif subscriber.inbox:
-                    event = subscriber.inbox.popleft()
-                    if event.version == subscriber.delivered + 1:
-                        subscriber.delivered = event.version
-                        yield event
-                    elif event.version > subscriber.delivered:
-                        # A hole: an XREAD issued before this game last left and rejoined the
-                        # hub answered from the old position. Re-read rather than skip.
-                        subscriber.resync = True
+                try:
+                    item = await subscription.next()
+                except ReaderFailed as failed:
+                    raise EventStoreError(f"live event reader failed: {failed.cause!r}") from None
+                except ReaderClosed:
+                    raise StoreClosed("the redis event store is closed") from None
+                if isinstance(item, Resync):
+                    resync = True
                 else:
-                    subscriber.wakeup.clear()
-                    await subscriber.wakeup.wait()
+                    resync = False
+                    for event in events_from_entries(game_id, item.entries):
+                        if event.version <= delivered:
+                            continue
+                        if event.version != delivered + 1:
+                            resync = True  # a hole: re-read rather than skip
+                            break
+                        self.remember_head(game_id, event.version, event.hash)
+                        delivered = event.version
+                        yield event
+                if resync:
+                    self._resyncs += 1
+                    for event in await self._read_patiently(game_id, delivered):
+                        delivered = event.version
+                        yield event
         finally:
-            self._hub.leave(subscriber)
+            subscription.close()
 
     @property
     def live_subscriptions(self) -> int:
         """See :attr:`EventStore.live_subscriptions`."""
-        return self._hub.subscriber_count
+        return self._reader.subscriber_count
 
     @property
     def resyncs(self) -> int:
         """Times a live subscription re-read from Redis to fill a hole (a slow consumer's
-        overflowed inbox, or a join behind the hub): a health metric, normally near zero."""
+        overflowed queue, or a join behind the live reader): a health metric, normally near
+        zero."""
         return self._resyncs
 
     @property
     def hub_task(self) -> asyncio.Task[None] | None:
         """The live reader task (one per store, whatever the number of subscribers)."""
-        return self._hub.task
+        return self._reader.task
 
     async def close(self) -> None:
         """Stop the live reader, end open subscriptions, close every connection. Idempotent."""
         if self._closed:
             return
         self._closed = True
-        await self._hub.stop(StoreClosed("the redis event store is closed"))
+        await self._reader.close(StoreClosed("the redis event store is closed"))
         await self._wire.close()
 
     def remember_head(self, game_id: str, version: int, event_hash: str) -> None:
@@ -454,10 +467,6 @@ class RedisEventStore(EventStore):
                 logger.info("redis connection dropped; retrying once on a fresh connection")
                 async with asyncio.timeout(deadline):
                     return await command(), True
-
-    async def _unblock(self, address: str, client_id: int) -> None:
-        """``CLIENT UNBLOCK`` of a live reader's connection, for the hub."""
-        await self._execute(lambda: self._wire.unblock(address, client_id))
 
     async def _hash_at(self, game_id: str, version: int) -> str:
         """Hash of the event at ``version``: from the cache, or by reading the head."""

@@ -1,4 +1,5 @@
-"""The event store's wire to Redis: the one module that knows redis-py's internals.
+"""The event store's wire to Redis: with the live reader's connection
+(services/redislive/connection.py), the one module that knows redis-py's internals.
 
 Why it exists: on the store's hot paths, redis-py's own machinery was measured as a cost worth
 avoiding (docs/BENCHMARKS.md). Its ``execute_command`` wraps every command in a retry loop,
@@ -7,8 +8,10 @@ client time, about 4% of a decision's CPU. Its asyncio connections pack commands
 argument at a time: the live reader's ``XREAD`` names every watched stream, and with 200 games
 it took 0.54 ms to pack in Python against 0.08 ms with hiredis, several hundred times a second
 (with ``execute_command``, 5% of the service). So here every command is packed by hiredis in one
-call, sent on a connection this module keeps, and its reply returned raw (stream entries are
-parsed by :mod:`.entries`, not by redis-py's callbacks).
+call (services.redislive's ``pack_command``), sent on a connection this module keeps, and its
+reply returned raw (stream entries are parsed by :mod:`.entries`, not by redis-py's callbacks).
+The live reader's connection to each server (:class:`~services.redislive.ReaderConnection`) is
+made here too, so that the store's wire is the reader's :class:`~services.redislive.Nodes`.
 
 What it relies on beyond the public client (``redis.asyncio.Redis``) and ``redis.exceptions``;
 tests/store/test_redis_wire.py checks each, by name, so that an upgrade breaking one fails there
@@ -21,8 +24,8 @@ and not in production. pyproject.toml pins the redis-py versions it is known to 
   the connection) on first use and again after a disconnect; ``read_response()``, which raises
   the server's error replies as ``redis.exceptions`` and disconnects on an interrupted read;
   ``disconnect(nowait=True)``.
-- ``redis.asyncio.retry.Retry`` and ``redis.backoff.NoBackoff``, to switch redis-py's retries off.
-- ``hiredis.pack_command``.
+- ``redis.asyncio.retry.Retry`` and ``redis.backoff.NoBackoff``, to switch redis-py's retries off,
+  and ``hiredis.pack_command`` (both through services.redislive).
 - ``redis._parsers.base.BaseParser.EXCEPTION_CLASSES``, the table from an error reply's first
   word to the exception redis-py raises: ``NOREPLICAS`` is added to it (as
   :class:`~.urls.NoReplicasError`), so that every client of ours, the store's own connections
@@ -37,40 +40,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-import hiredis
 from redis._parsers.base import BaseParser
 from redis.asyncio import ConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import AbstractConnection
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
 from redis.crc import key_slot
 from redis.exceptions import AskError, ClusterDownError, MovedError, TryAgainError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from services.redislive import Arg, ReaderConnection, Reply, connection_options, pack_command
+
 from .urls import NoReplicasError, is_cluster_url, plain_url
 
 BaseParser.EXCEPTION_CLASSES.setdefault("NOREPLICAS", NoReplicasError)
-
-Arg = bytes | str | int
-"""A command's name or argument, as hiredis packs it (``str`` as UTF-8)."""
-
-Reply = Any
-"""A raw reply as the connection's parser returns it: ``bytes``, ``int``, ``None``, lists of
-those (maps too, under RESP3). Error replies are raised as ``redis.exceptions`` instead."""
-
-
-def pack_command(args: tuple[Arg, ...]) -> bytes:
-    """``args`` as one RESP command, packed by hiredis in one call."""
-    # (hiredis's stub types the tuple as one element long)
-    packed: bytes = hiredis.pack_command(cast(Any, args))
-    return packed
-
 
 _ASKING = pack_command((b"ASKING",))
 
@@ -174,13 +160,10 @@ def open_wire(url: str, *, client_name: str, max_connections: int) -> StoreWire:
     return Wire(url, client_name=client_name, max_connections=max_connections)
 
 
-# Timeouts are the store's (asyncio.timeout around each call), not redis-py's socket_timeout:
-# with one set, redis-py sends through asyncio.wait_for, which on Python 3.11 can swallow a
-# cancellation, and a cancelled subscriber or hub would then run on. No retries inside redis-py
-# either: the store retries, so append knows when it did, and the hub owns reconnecting with
-# backoff.
-def _options() -> dict[str, Any]:
-    return {"socket_timeout": None, "retry": Retry(NoBackoff(), 0)}
+# Timeouts are the store's (asyncio.timeout around each call), not redis-py's socket_timeout, and
+# no retries inside redis-py: the store retries, so append knows when it did, and the live
+# reader owns reconnecting with backoff (services.redislive.connection_options says why).
+_options = connection_options
 
 
 def _run_id(info: Reply) -> str:
@@ -436,63 +419,3 @@ def slots_by_primary(cluster: RedisCluster) -> list[tuple[Any, list[int]]]:
         if nodes:
             by_name.setdefault(nodes[0].name, (nodes[0], []))[1].append(slot)
     return list(by_name.values())
-
-
-class ReaderConnection:
-    """A live reader's one connection to a server, named ``<client_name>-hub`` in ``CLIENT
-    LIST``.
-
-    A blocking ``XREAD`` holds its connection for up to the block time, so it gets its own; the
-    connection's id (:meth:`client_id`) is what ``CLIENT UNBLOCK``, sent on another connection,
-    names to end that block early.
-    """
-
-    def __init__(self, factory: ConnectionPool) -> None:
-        self._connection: AbstractConnection = factory.make_connection()  # type: ignore[no-untyped-call]
-
-    async def client_id(self) -> int:
-        """The connection's id, connecting first if it is not (a reconnect gets a new id)."""
-        return int(await self._round_trip(pack_command((b"CLIENT", b"ID"))))
-
-    async def xread(
-        self, streams: Sequence[bytes], after: Sequence[bytes], *, count: int, block_ms: int
-    ) -> Reply:
-        """``XREAD COUNT count BLOCK block_ms STREAMS *streams *after``: the raw reply, ``None``
-        when the block ran out (or was ended by ``CLIENT UNBLOCK``) with nothing new."""
-        return await self._round_trip(
-            pack_command(
-                (b"XREAD", b"COUNT", count, b"BLOCK", block_ms, b"STREAMS", *streams, *after)
-            )
-        )
-
-    async def xread_each(
-        self, groups: Sequence[tuple[Sequence[bytes], Sequence[bytes]]], *, count: int
-    ) -> list[Reply]:
-        """One ``XREAD COUNT count STREAMS ...`` per group (streams of one cluster slot each),
-        without blocking, all pipelined in one round trip: the raw replies, in order."""
-        packed = b"".join(
-            pack_command((b"XREAD", b"COUNT", count, b"STREAMS", *streams, *after))
-            for streams, after in groups
-        )
-        connection = self._connection
-        await connection.send_packed_command(packed, check_health=False)
-        replies: list[Reply] = []
-        refused: Exception | None = None
-        for _ in groups:
-            try:
-                replies.append(await connection.read_response())
-            except RedisConnectionError:
-                raise
-            except Exception as exc:  # a MOVED reply, say: read the rest before raising it
-                refused = refused or exc
-        if refused is not None:
-            raise refused
-        return replies
-
-    async def _round_trip(self, packed: bytes) -> Reply:
-        connection = self._connection
-        await connection.send_packed_command(packed, check_health=False)
-        return await connection.read_response()
-
-    async def close(self) -> None:
-        await self._connection.disconnect()
