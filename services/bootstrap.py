@@ -27,12 +27,22 @@ from services.ai.turns import GameClient, seal_replica
 from services.api.verrater.v1 import (
     ai_pb2,
     ai_pb2_grpc,
+    chat_pb2,
+    chat_pb2_grpc,
     game_pb2,
     game_pb2_grpc,
     lobby_pb2,
     lobby_pb2_grpc,
     stats_pb2,
     stats_pb2_grpc,
+)
+from services.chat import (
+    ChatApplication,
+    ChatServicer,
+    ChatStore,
+    GameEndings,
+    InMemoryChat,
+    TableFacts,
 )
 from services.config import (
     ALL_SERVICES,
@@ -43,6 +53,7 @@ from services.config import (
     listening,
     secured,
 )
+from services.errors import Reason, ServiceError
 from services.eventstore import EventStore, InMemoryEventStore, open_store
 from services.game.server import GameServicer
 from services.game.service import GameApplication
@@ -50,7 +61,7 @@ from services.game.storewatch import StoreWatch
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.handlers import Followers, message_bus
 from services.lobby.gateway import GrpcGameGateway, validate_setup
-from services.lobby.model import table_of_game
+from services.lobby.model import TableStatus, table_of_game
 from services.lobby.redis_migrate import migrate_when_reachable
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.server import LobbyServicer
@@ -94,6 +105,7 @@ GAME_SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 LOBBY_SERVICE = lobby_pb2.DESCRIPTOR.services_by_name["LobbyService"].full_name
 AI_SERVICE = ai_pb2.DESCRIPTOR.services_by_name["AiService"].full_name
 STATS_SERVICE = stats_pb2.DESCRIPTOR.services_by_name["StatsService"].full_name
+CHAT_SERVICE = chat_pb2.DESCRIPTOR.services_by_name["ChatService"].full_name
 #: Lobby calls that change something: they count against a player's lobby rate.
 LOBBY_ACTIONS = (
     "RefreshToken",
@@ -162,6 +174,8 @@ class Backend:
     #: What the game and the lobby of this process tell players, and who publishes it.
     notifications: Notifications | None = None
     publisher: Publisher | None = None
+    #: Every table's chat, shared by the game (which closes it) and the lobby (which serves it).
+    chat: ChatStore | None = None
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     async def stop(self, grace: float | None = 5.0) -> None:
@@ -283,6 +297,33 @@ def _stats_projection(
     return stats
 
 
+class LobbyTables:
+    """The lobby's tables as chat sees them (services/chat `Tables`)."""
+
+    def __init__(self, lobby: LobbyApplication) -> None:
+        self._lobby = lobby
+
+    async def facts(self, table_id: str) -> TableFacts:
+        table = await self._lobby.table(table_id)
+        fixed = table.status in (TableStatus.STARTING, TableStatus.STARTED)
+        return TableFacts(
+            table.table_id,
+            table.host,
+            seated={s.player_id: s.name for s in table.seats if s.player_id and not s.bot_level},
+            bots=frozenset(s.player_id for s in table.seats if s.bot_level),
+            game_id=table.game_id if fixed else "",
+            seats_fixed=fixed,
+            started=table.status is TableStatus.STARTED,
+            closed=table.status is TableStatus.CLOSED,
+        )
+
+    async def display_name(self, player_id: str) -> str:
+        player = await self._lobby.store.player(player_id)
+        if player is None:
+            raise ServiceError(Reason.PLAYER_NOT_FOUND, f"no player with id {player_id!r}")
+        return player.name
+
+
 def _notifications(config: Config) -> Notifications:
     """One per process, shared by its game and lobby services: in memory in embedded mode, on
     Redis otherwise (every replica reads and writes the same players' notifications)."""
@@ -363,6 +404,8 @@ async def start_backend(
         backend.closers.append(backend.notifications.close)
         backend.publisher = Publisher(backend.notifications)
         backend.closers.append(backend.publisher.close)
+        backend.chat = InMemoryChat()
+        backend.closers.append(backend.chat.close)
     if "game" in services:
         assert backend.publisher is not None
         store = event_store or open_store(
@@ -377,7 +420,10 @@ async def start_backend(
         backend.closers.append(feed.close)
         # What follows a change in a game (services/handlers.py): bots, stats, notifications.
         players = GameNotifier(backend.publisher, table_of=table_of_game)
-        bus = message_bus(Followers(players, feed, scheduler))
+        assert backend.chat is not None
+        endings = GameEndings(backend.chat.game_ended, table_of_game, clock=clock)
+        backend.closers.append(endings.close)
+        bus = message_bus(Followers(players, feed, scheduler, endings))
         timers = _turn_timers(config, store, backend.closers)
         recheck_ms = int(config.bot_resend_seconds * 1000) if scheduler is not None else 0
         backend.game = GameApplication(
@@ -430,6 +476,10 @@ async def start_backend(
         servicer = LobbyServicer(backend.lobby, proxies, streams)
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
+        assert backend.chat is not None
+        chat = ChatApplication(backend.chat, LobbyTables(backend.lobby), clock=clock)
+        chat_pb2_grpc.add_ChatServiceServicer_to_server(ChatServicer(chat), server)
+        names.append(CHAT_SERVICE)
     if "ai" in services:
         ai = AiServicer(
             config.game_address if "game" not in services and config.game_address else own_address
@@ -474,6 +524,7 @@ def web_upstreams(config: Config) -> Upstreams:
     return Upstreams(
         {
             LOBBY_SERVICE: config.lobby_address or "",
+            CHAT_SERVICE: config.lobby_address or "",
             GAME_SERVICE: game,
             STATS_SERVICE: game,
             AI_SERVICE: config.ai_address or "",

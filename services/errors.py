@@ -35,6 +35,10 @@ class Reason(StrEnum):
     """A table size, timer, bot level or wait outside its documented range (`field`)."""
     SPECTATOR_HAS_NO_TURNS = "SPECTATOR_HAS_NO_TURNS"
     """A turns-only stream asked for without a seat token."""
+    CHAT_TEXT_EMPTY = "CHAT_TEXT_EMPTY"
+    """A chat message with no text left once normalised (services/chat/text.py)."""
+    CHAT_TEXT_TOO_LONG = "CHAT_TEXT_TOO_LONG"
+    """A chat message (or a report's note) longer than 280 characters once normalised."""
 
     # FAILED_PRECONDITION: the request is fine but the game or table is not in a state for it.
     RULE_VIOLATION = "RULE_VIOLATION"
@@ -59,6 +63,9 @@ class Reason(StrEnum):
     """The table's game has not started yet."""
     GAME_REFUSED = "GAME_REFUSED"
     """The game service refused to create the table's game."""
+    CHAT_CLOSED = "CHAT_CLOSED"
+    """The chat channel is not open: the spectators' one before the game starts, either one
+    once the time after the game's end is over, or at a table closed without a game."""
     TURN_TIMER_RUNNING = "TURN_TIMER_RUNNING"
     """A stand-in's decision (`turn_timer_expired`) for a person whose turn timer has not run
     out, or who has none."""
@@ -78,6 +85,9 @@ class Reason(StrEnum):
     TABLE_NOT_FOUND = "TABLE_NOT_FOUND"
     PLAYER_NOT_FOUND = "PLAYER_NOT_FOUND"
     """The token names a player this lobby does not know."""
+    CHAT_MESSAGE_NOT_FOUND = "CHAT_MESSAGE_NOT_FOUND"
+    """No chat message the caller can read has that cursor (never written, no longer kept, or
+    in a channel hidden from the caller)."""
 
     # ALREADY_EXISTS
     GAME_EXISTS = "GAME_EXISTS"
@@ -95,6 +105,11 @@ class Reason(StrEnum):
     """Reserved for the platform's own services (creating games, deciding for a timed-out seat)."""
     PERSONS_SEAT = "PERSONS_SEAT"
     """A service decides for bot seats; for a person's seat only once their turn timer ran out."""
+    CHAT_NOT_ALLOWED = "CHAT_NOT_ALLOWED"
+    """The caller may not write to that chat channel (the table's is for the seated and the
+    host, the spectators' for everybody else)."""
+    BOTS_DO_NOT_CHAT = "BOTS_DO_NOT_CHAT"
+    """A bot's or a service's token in a chat call."""
     PLAYER_TOKEN_REQUIRED = "PLAYER_TOKEN_REQUIRED"
     """A lobby call acts for the player's account: a seat token (bound to one game) may not."""
 
@@ -117,6 +132,8 @@ class Reason(StrEnum):
     """A stream's client stopped reading while messages piled up for it; the stream ended."""
     TOO_MANY_STREAMS = "TOO_MANY_STREAMS"
     """The caller (or its network peer) has as many streams open as allowed."""
+    TOO_MANY_MUTED = "TOO_MANY_MUTED"
+    """The caller has muted as many players as allowed (500): unmute one first."""
 
     # UNAVAILABLE: a part of the platform cannot be reached; the same request may succeed later.
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"

@@ -2,10 +2,10 @@
 (services/game/announcements.py) and the handlers that act on it, in the order they act.
 
 The game service and its turn-timer sweeper publish what happened and know nothing of who acts
-on it: the bots (services/ai), the stats (services/stats) and the players' notifications
-(services/notifications) are packages the game service may not import. Here each message
-meets them. services/bootstrap.py builds the `Followers` and `message_bus(followers)`, and gives
-the game service and the sweeper the bus's `handle`.
+on it: the bots (services/ai), the stats (services/stats), the players' notifications
+(services/notifications) and the table chat (services/chat) are packages the game service may
+not import. Here each message meets them. services/bootstrap.py builds the `Followers` and
+`message_bus(followers)`, and gives the game service and the sweeper the bus's `handle`.
 
 Each handler is quick and never waits: it hands its work to a queue of its own (the bot
 launcher, the finished-game feed, the notification publisher), so a command never waits for a
@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.ai.dispatch import BotScheduler
+from services.chat import GameEndings
+from services.engine import Phase
 from services.game.announcements import (
     AtRest,
     BatchAppended,
@@ -52,6 +54,8 @@ class Followers:
     finished: FinishedGameFeed
     #: Sends bots their turns (None: bots are off in this process).
     bots: BotScheduler | None = None
+    #: Closes a table's chat some time after its game ended (None: no chat in this process).
+    chat: GameEndings | None = None
 
 
 def announce_bot_turns(news: AtRest, to: Followers) -> None:
@@ -77,6 +81,15 @@ def stand_in(news: TurnTimerRanOut, to: Followers) -> None:
 def record_if_over(news: AtRest, to: Followers) -> None:
     """A game that is over goes to the stats (the feed passes each game on once)."""
     to.finished.announce(news.game_id, news.state)
+
+
+def close_chat_if_over(news: AtRest, to: Followers) -> None:
+    """A game that is over closes its table's chat some time after its last batch
+    (services/chat: OPEN_AFTER_GAME_SECONDS); told once per game however often announced."""
+    if to.chat is None or news.state.phase is not Phase.GAME_OVER:
+        return
+    decision = news.decision
+    to.chat.game_over(news.game_id, decision.recorded_at_ms if decision is not None else 0)
 
 
 def tell_players(news: AtRest | TurnTimerRunningOut, to: Followers) -> None:
@@ -108,14 +121,20 @@ def warn_player(news: TurnTimerRunningOut, to: Followers) -> None:
 
 #: Every message the game service publishes, and its handlers in the order they act.
 HANDLERS: dict[type, tuple[Callable[[Any, Followers], None], ...]] = {
-    BatchAppended: (announce_bot_turns, pace_bot_turns, record_if_over, tell_players),
-    GameLoaded: (announce_bot_turns, record_if_over, tell_players_again),
-    WatcherArrived: (announce_bot_turns, record_if_over, tell_players_again),
+    BatchAppended: (
+        announce_bot_turns,
+        pace_bot_turns,
+        record_if_over,
+        close_chat_if_over,
+        tell_players,
+    ),
+    GameLoaded: (announce_bot_turns, record_if_over, close_chat_if_over, tell_players_again),
+    WatcherArrived: (announce_bot_turns, record_if_over, close_chat_if_over, tell_players_again),
     TurnTimerRanOut: (stand_in,),
     TurnTimerRunningOut: (warn_player,),
     BotsOverdue: (announce_bot_turns, tell_players),
     PersonsTurnLookedAt: (tell_players,),
-    GameOverLookedAt: (record_if_over, tell_players),
+    GameOverLookedAt: (record_if_over, close_chat_if_over, tell_players),
 }
 
 

@@ -28,7 +28,7 @@ import grpc
 from aiohttp import web
 from grpc import aio
 
-from services.api.verrater.v1 import ai_pb2, game_pb2, lobby_pb2, stats_pb2
+from services.api.verrater.v1 import ai_pb2, chat_pb2, game_pb2, lobby_pb2, stats_pb2
 
 from .assets import ASSETS_DIR
 from .grpcweb import (
@@ -50,7 +50,7 @@ log = logging.getLogger("verrater.web")
 #: The services a browser reaches, by their full names (`verrater.v1.GameService`, ...).
 SERVICES = tuple(
     service
-    for module in (lobby_pb2, game_pb2, ai_pb2, stats_pb2)
+    for module in (lobby_pb2, chat_pb2, game_pb2, ai_pb2, stats_pb2)
     for service in module.DESCRIPTOR.services_by_name.values()
 )
 GAME_SERVICE = game_pb2.DESCRIPTOR.services_by_name["GameService"].full_name

@@ -15,6 +15,7 @@ import pytest
 
 from services.ai.dispatch import BotScheduler
 from services.ai.turns import BotTurn
+from services.chat import GameEndings, InMemoryChat
 from services.engine import BotLevel, Phase, SeatAssignment, legal_commands, to_act
 from services.eventstore import InMemoryEventStore
 from services.game.announcements import (
@@ -32,6 +33,7 @@ from services.game.service import GameApplication
 from services.game.timers import InMemoryTurnTimers, TimerSweeper
 from services.game.values import NewGame, Resting
 from services.handlers import HANDLERS, Followers, message_bus
+from services.lobby.model import table_of_game
 from services.messagebus import MessageBus
 from services.notifications import GameNotifier, InMemoryNotifications, Publisher
 from services.stats import FinishedGameFeed, InMemoryStats
@@ -59,13 +61,16 @@ class Replica:
     feed: FinishedGameFeed
     stats: InMemoryStats
     clock: Clock = field(default_factory=Clock)
+    chat: InMemoryChat = field(default_factory=InMemoryChat)
+    endings: GameEndings | None = None
     launched: list[BotTurn] = field(default_factory=list)
     paced: list[float] = field(default_factory=list)
 
     def bus(self, *, bots: bool = True) -> MessageBus:
         scheduler = BotScheduler(self.launched.append, on_moved=self.paced.append)
         players = GameNotifier(self.publisher, clock=self.clock)
-        return message_bus(Followers(players, self.feed, scheduler if bots else None))
+        self.endings = GameEndings(self.chat.game_ended, table_of_game, clock=self.clock)
+        return message_bus(Followers(players, self.feed, scheduler if bots else None, self.endings))
 
     def game(self) -> GameApplication:
         """A game service that announces nothing: the tests publish what it would."""
@@ -144,6 +149,24 @@ async def test_the_end_reaches_the_stats_and_every_person_once(replica: Replica)
     for person in PEOPLE:
         assert await replica.recorded(person.player_id) == [game_id]
         assert await replica.told(person.player_id) == ["GameOver"]
+
+
+async def test_the_end_of_a_tables_game_closes_its_chat_later_once(replica: Replica) -> None:
+    app = replica.game()
+    table_id = "0123456789ab"
+    game_id, _ = await app.start_game(NewGame(players=3, game_id=f"g{table_id}", seats=PEOPLE))
+    bus = replica.bus()
+    bus.handle(_appended(game_id, await app.resting(game_id)))  # running: the chat stays open
+    assert replica.endings is not None
+    await replica.endings.settled()
+    assert await replica.chat.ended_at(table_id) is None
+    end = await _played_to_the_end(app, game_id)
+    assert end.decision is not None and end.decision.recorded_at_ms
+    bus.handle(_appended(game_id, end))
+    replica.clock.now += 3600
+    bus.handle(GameLoaded(game_id, end.state, end.decision, None))  # told again, an hour later
+    await replica.endings.settled()
+    assert await replica.chat.ended_at(table_id) == end.decision.recorded_at_ms
 
 
 @pytest.mark.parametrize("announced", [GameLoaded, WatcherArrived])

@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 
 from services.api.verrater.v1 import (
     ai_pb2,
+    chat_pb2,
     commands_pb2,
     events_pb2,
     game_pb2,
@@ -31,6 +32,7 @@ LOBBY = "/verrater.v1.LobbyService/"
 GAME = "/verrater.v1.GameService/"
 AI = "/verrater.v1.AiService/"
 STATS = "/verrater.v1.StatsService/"
+CHAT = "/verrater.v1.ChatService/"
 UNARY_METHODS = frozenset(path for path, kind in METHODS.items() if kind == UNARY)
 #: Requests that are not any method's message: a field 1 of wire type 7, which does not exist.
 GARBAGE = b"\x0f\xff\xff"
@@ -55,6 +57,17 @@ def same_session(response_type: type[Message]) -> Callable[[Answer, Answer], Non
         assert sessions[0] == sessions[1]
 
     return compare
+
+
+def same_message(native: Answer, web: Answer) -> None:
+    """Two chat messages sent alike: equal but for where each stands and when it was sent."""
+    assert (web.code, web.reasons) == (native.code, native.reasons) == (grpc.StatusCode.OK, ())
+    sent = [chat_pb2.SendChatMessageResponse.FromString(a.messages[0]) for a in (native, web)]
+    assert sent[0].message.cursor < sent[1].message.cursor
+    for each in sent:
+        each.message.ClearField("cursor")
+        each.message.ClearField("sent_at")
+    assert sent[0] == sent[1]
 
 
 class Both:
@@ -331,6 +344,26 @@ async def test_every_unary_method_answers_through_the_door_as_natively(tmp_path:
         )
         await both(
             LOBBY + "QuickMatch", lobby_pb2.QuickMatchRequest(size=3, request_id="quick-1"), other
+        )
+        # Table chat at the host's table: a message, a report of it, a mute.
+        said = ok(
+            await both(
+                CHAT + "SendChatMessage",
+                chat_pb2.SendChatMessageRequest(table_id=table.table_id, text="hello"),
+                token,
+                same_message,
+            ),
+            chat_pb2.SendChatMessageResponse,
+        ).message  # type: ignore[attr-defined]
+        await both(
+            CHAT + "ReportChatMessage",
+            chat_pb2.ReportChatMessageRequest(table_id=table.table_id, cursor=said.cursor),
+            other,
+        )
+        await both(
+            CHAT + "MuteChatPlayer",
+            chat_pb2.MuteChatPlayerRequest(player_id=host.player_id, muted=True),
+            other,
         )
         # A finished game: its log, and the statistics.
         finished = await bots_only_game(both, token)

@@ -1,0 +1,280 @@
+"""Table chat as an application, independent of gRPC: who writes where, who reads what, the
+limits, mutes and reports. The tables themselves are the lobby's: chat asks `Tables` (wired in
+services/bootstrap.py), and learns when a game ended from the game's announcements
+(`GameEndings`, a handler in services/handlers.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Protocol
+
+from services.errors import Reason, ServiceError
+from services.rpc import Identity, Role, checked_id
+from services.tasks import cancel_and_wait
+
+from .limits import DEFAULT_LIMITS, ChatLimits, TokenBuckets
+from .model import (
+    Channel,
+    ChatMessage,
+    NewMessage,
+    Position,
+    Reader,
+    Report,
+    TableFacts,
+    check_open,
+    parse_cursor,
+    writable_channel,
+)
+from .store import ChatStore, rate_limited
+from .text import clean, normalise
+
+log = logging.getLogger("verrater.chat")
+
+#: The most messages a WatchChat without a cursor may ask to see first.
+MAX_BACKLOG = 200
+#: Messages that may wait for a stream's client before it is cut off (SLOW_READER)...
+DEFAULT_MAX_PENDING = 64
+#: ...once it took none for this long (seconds).
+STALL_LIMIT = 1.0
+#: How long a player's mutes are trusted before they are read again: another replica may have
+#: changed them (this replica's own changes apply at once).
+MUTES_FRESH_SECONDS = 5.0
+#: Players whose mutes are held in memory at most.
+MUTES_CACHED = 100_000
+
+
+class Tables(Protocol):
+    """What chat asks the lobby."""
+
+    async def facts(self, table_id: str) -> TableFacts:
+        """The table as chat needs it; TABLE_NOT_FOUND for a table the lobby does not know."""
+
+    async def display_name(self, player_id: str) -> str:
+        """The player's display name; PLAYER_NOT_FOUND for a player the lobby does not know."""
+
+
+def _not_a_bot(identity: Identity) -> None:
+    if identity.role is Role.SERVICE:
+        raise ServiceError(Reason.BOTS_DO_NOT_CHAT, "bots and the platform's services do not chat")
+
+
+def chatter(identity: Identity, facts: TableFacts) -> str:
+    """Who chats at the table with this token: a player token's player, or a seat token's at
+    its own game's table (PLAYER_TOKEN_REQUIRED elsewhere); never a bot (BOTS_DO_NOT_CHAT)."""
+    _not_a_bot(identity)
+    if identity.game_id is not None and identity.game_id != facts.game_id:
+        raise ServiceError(
+            Reason.PLAYER_TOKEN_REQUIRED,
+            "this seat token is good for its own game's table only: chat elsewhere with your "
+            "player token",
+        )
+    if identity.subject in facts.bots:
+        raise ServiceError(Reason.BOTS_DO_NOT_CHAT, "bots do not chat")
+    return identity.subject
+
+
+class ChatApplication:
+    """Everything the Chat service does (see the module docstring)."""
+
+    def __init__(
+        self,
+        store: ChatStore,
+        tables: Tables,
+        *,
+        limits: ChatLimits = DEFAULT_LIMITS,
+        max_pending: int = DEFAULT_MAX_PENDING,
+        stall_limit: float = STALL_LIMIT,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.store = store
+        self.tables = tables
+        self.limits = limits
+        self._max_pending = max_pending
+        self._stall_limit = stall_limit
+        self._clock = clock
+        self._senders = TokenBuckets()
+        self._mutes: OrderedDict[str, tuple[frozenset[str], float]] = OrderedDict()
+
+    async def send(
+        self, identity: Identity, table_id: str, channel: Channel | None, text: str
+    ) -> ChatMessage:
+        """Store one message (see the ChatService contract for every refusal)."""
+        _not_a_bot(identity)
+        text = normalise(text)
+        facts = await self.tables.facts(table_id)
+        sender = chatter(identity, facts)
+        channel = writable_channel(facts, sender, channel)
+        now = self._clock()
+        check_open(facts, channel, await self.store.ended_at(table_id), int(now * 1000))
+        name = facts.seated.get(sender) or await self.tables.display_name(sender)
+        wait = self._senders.take(sender, self.limits.player, now)
+        if wait is not None:
+            raise rate_limited("player", wait, self.limits.player)
+        return await self.store.append(
+            NewMessage(table_id, channel, sender, name, text), self.limits.table, int(now * 1000)
+        )
+
+    async def watch(
+        self,
+        identity: Identity,
+        table_id: str,
+        cursor: str,
+        backlog: int = 0,
+        on_cut: Callable[[ServiceError], None] | None = None,
+    ) -> AsyncIterator[ChatMessage]:
+        """The messages of the table the caller may read after `cursor` (empty: the latest
+        `backlog`, then from now), then live; muted senders left out. Refusals are raised
+        here, and "now" is fixed here, before the first message is asked for."""
+        if not 0 <= backlog <= MAX_BACKLOG:
+            raise ServiceError(
+                Reason.MALFORMED_REQUEST, f"backlog must be 0 to {MAX_BACKLOG}", field="backlog"
+            )
+        after = parse_cursor(cursor) if cursor else None
+        reader = await self._reader(identity, table_id)
+        first: list[ChatMessage] = []
+        if after is None:
+            first = await self.store.latest(table_id, backlog) if backlog else []
+            after = first[-1].position if first else await self.store.head(table_id)
+        else:
+            await self.store.read_after(table_id, after, 0)  # an expired cursor fails here
+        return self._stream(reader, first, after, on_cut)
+
+    async def _stream(
+        self,
+        reader: Reader,
+        first: list[ChatMessage],
+        after: Position,
+        on_cut: Callable[[ServiceError], None] | None,
+    ) -> AsyncIterator[ChatMessage]:
+        for message in first:
+            if await self._shown(reader, message):
+                yield message
+        following = self.store.follow(
+            reader.facts.table_id,
+            after,
+            max_waiting=self._max_pending,
+            stall_limit=self._stall_limit,
+            on_cut=on_cut,
+        )
+        try:
+            async for message in following:
+                if await self._shown(reader, message):
+                    yield message
+                del message  # not held while the next is awaited
+        finally:
+            await following.aclose()
+
+    async def _reader(self, identity: Identity, table_id: str) -> Reader:
+        facts = await self.tables.facts(table_id)
+        reader_id = chatter(identity, facts)
+        return Reader(reader_id, facts, await self.store.ended_at(table_id) is not None)
+
+    async def _shown(self, reader: Reader, message: ChatMessage) -> bool:
+        """Whether the reader sees the message: its channel (a seated player's view of the
+        spectators' one changes once the game is over), and their mutes."""
+        if message.channel is Channel.SPECTATORS and not reader.settled:
+            reader.facts = await self.tables.facts(reader.facts.table_id)
+            reader.game_over = await self.store.ended_at(reader.facts.table_id) is not None
+        if not reader.may_read(message):
+            return False
+        return message.sender_id not in await self.muted_by(reader.player_id)
+
+    async def muted_by(self, player_id: str) -> frozenset[str]:
+        """The players `player_id` muted, as this replica last read them (see
+        MUTES_FRESH_SECONDS)."""
+        now = time.monotonic()
+        cached = self._mutes.get(player_id)
+        if cached is not None and now - cached[1] < MUTES_FRESH_SECONDS:
+            return cached[0]
+        return self._remember_mutes(player_id, await self.store.mutes(player_id))
+
+    def _remember_mutes(self, player_id: str, mutes: frozenset[str]) -> frozenset[str]:
+        self._mutes.pop(player_id, None)
+        self._mutes[player_id] = (mutes, time.monotonic())
+        while len(self._mutes) > MUTES_CACHED:
+            self._mutes.popitem(last=False)
+        return mutes
+
+    async def mute(self, identity: Identity, other: str, muted: bool) -> frozenset[str]:
+        """Mute or unmute `other` for the caller; the caller's mutes after."""
+        _not_a_bot(identity)
+        checked_id(other, "player_id")
+        if other == identity.subject:
+            raise ServiceError(
+                Reason.MALFORMED_REQUEST, "you cannot mute yourself", field="player_id"
+            )
+        if muted:
+            await self.tables.display_name(other)  # PLAYER_NOT_FOUND for an unknown player
+        mutes = await self.store.set_muted(identity.subject, other, muted, self.limits.max_muted)
+        return self._remember_mutes(identity.subject, mutes)
+
+    async def report(self, identity: Identity, table_id: str, cursor: str, note: str) -> Report:
+        """Report a message the caller can read; the same report again answers the first."""
+        _not_a_bot(identity)
+        note = clean(note, "note")
+        position = parse_cursor(cursor)
+        reader = await self._reader(identity, table_id)
+        message = await self.store.message(table_id, position)
+        if message is None or not reader.may_read(message):
+            raise ServiceError(
+                Reason.CHAT_MESSAGE_NOT_FOUND,
+                f"no message you can read has cursor {cursor} at table {table_id}",
+                cursor=cursor,
+            )
+        return await self.store.add_report(
+            reader.player_id, note, message, int(self._clock() * 1000)
+        )
+
+
+class GameEndings:
+    """Tells the chat store when a table's game ended, in a task (a handler never waits).
+    Remembers the games it told of lately, so a game announced again is not written again; a
+    failed write is logged and forgotten (the next announcement of the game tries again)."""
+
+    def __init__(
+        self,
+        ended: Callable[[str, int], Awaitable[None]],
+        table_of: Callable[[str], str],
+        memory: int = 10_000,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._clock = clock
+        self._ended = ended
+        self._table_of = table_of
+        self._memory = memory
+        self._recent: OrderedDict[str, None] = OrderedDict()
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def game_over(self, game_id: str, at_ms: int) -> None:
+        """The game ended at `at_ms` (0: not known, now)."""
+        at_ms = at_ms or int(self._clock() * 1000)
+        table_id = self._table_of(game_id)
+        if not table_id or game_id in self._recent:
+            return
+        self._recent[game_id] = None
+        while len(self._recent) > self._memory:
+            self._recent.popitem(last=False)
+        task = asyncio.get_running_loop().create_task(self._tell(game_id, table_id, at_ms))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _tell(self, game_id: str, table_id: str, at_ms: int) -> None:
+        try:
+            await self._ended(table_id, at_ms)
+        except Exception:
+            self._recent.pop(game_id, None)
+            log.exception("could not close the chat of table %s", table_id)
+
+    async def settled(self) -> None:
+        """Wait for the writes under way (tests, shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+    async def close(self) -> None:
+        for task in list(self._tasks):
+            await cancel_and_wait(task)
