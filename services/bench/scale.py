@@ -52,6 +52,9 @@ SECRET = "scale-bench-secret-only-for-this-local-run"
 #: The operator path for setting up many games at once (docs/OPERATING.md): the lobby's rates
 #: off (common.UNLIMITED) and player tokens that outlast the setup.
 OPERATOR_PATH = {"VERRATER_TOKEN_TTL": "86400"}
+#: Seconds with every game idle, each process's CPU measured (no per-game work in any loop
+#: that runs all the time: the same at any number of games).
+IDLE_SECONDS = 5.0
 #: The timer games' turn timers: 5 to 9 seconds.
 TIMER_SECONDS = (5, 6, 7, 8, 9)
 
@@ -87,6 +90,7 @@ async def _drive(
         cpu_before = cpu()
         count = max(4, options.setup_concurrency, -(-options.games * 4 // options.per_player))
         players: Players = await register(lobby, count, options.setup_concurrency)
+        failed: list[str] = []
         say(f"{count} players registered; setting up {options.games} games")
         idle: list[SetUpGame] = await open_tables(
             lobby,
@@ -95,6 +99,7 @@ async def _drive(
             turn_seconds=lambda _: IDLE_TURN_SECONDS,
             concurrency=options.setup_concurrency,
             progress=lambda done: say(f"{done} games set up"),
+            failed=failed,
         )
         setup_seconds = time.monotonic() - started
         cpu_after = cpu()
@@ -106,6 +111,15 @@ async def _drive(
         memory = used_memory(masters)
         by_kind = memory_by_kind(masters, len(idle))
         keys = key_count(masters)
+        # Every game idle: what the processes' loops that run all the time cost now.
+        idle_before, idle_started = cpu(), time.monotonic()
+        await asyncio.sleep(IDLE_SECONDS)
+        idle_after, idle_seconds = cpu(), time.monotonic() - idle_started
+        idle_cpu = {
+            name: round((idle_after[name] - idle_before[name]) * 1000 / idle_seconds, 1)
+            for name in idle_after
+            if name != "bench"
+        }
         timed = await open_tables(
             lobby,
             players,
@@ -113,6 +127,7 @@ async def _drive(
             turn_seconds=lambda index: TIMER_SECONDS[index % len(TIMER_SECONDS)],
             concurrency=options.setup_concurrency,
             with_bots=lambda _: False,
+            failed=failed,
         )
         say(f"measuring for {options.seconds:.0f} s")
         figures: Figures = await measure(
@@ -143,6 +158,9 @@ async def _drive(
         "setup_seconds": round(setup_seconds, 1),
         "setup_games_per_s": round(len(idle) / max(setup_seconds, 1e-9), 1),
         "setup_cpu_ms_per_game": setup_cpu,
+        "idle_cpu_ms_per_s": idle_cpu,
+        "setup_failures": len(failed),
+        "setup_failure_examples": sorted(set(failed))[:3],
         "players": count,
         "games_per_player": round(4 * len(idle) / count, 1),
         "redis_baseline_mb": round(baseline / 2**20, 1),
@@ -212,7 +230,7 @@ def run_scale_bench(
             start(f"lobby-{index}", ["serve", "lobby"], {"VERRATER_BIND": f"127.0.0.1:{port}"})
         start("ai", ["serve", "ai"], {"VERRATER_BIND": f"127.0.0.1:{ai_port}"})
         for index in (1, 2):
-            start(f"worker-{index}", ["worker", "--concurrency", "1"])
+            start(f"worker-{index}", ["worker", "--concurrency", "2"])
         result = asyncio.run(
             _drive(
                 [f"127.0.0.1:{port}" for port in lobby_ports],
@@ -251,7 +269,7 @@ def add_command(benches: Any, positive: Callable[[str], int]) -> None:
     scale.add_argument("--rate", type=float, default=200.0, help="people's commands a second")
     scale.add_argument("--seconds", type=float, default=20.0, help="the measured phase's length")
     scale.add_argument(
-        "--timer-games", type=int, default=50, help="games whose 5-9 s turn timers fire"
+        "--timer-games", type=int, default=20, help="games whose 5-9 s turn timers fire"
     )
     scale.add_argument("--per-player", type=positive, default=100, help="games per player")
     scale.add_argument(

@@ -144,8 +144,11 @@ async def open_tables(
     concurrency: int,
     with_bots: Callable[[int], bool] = lambda game: game % BOT_EVERY == BOT_EVERY - 1,
     progress: Callable[[int], None] | None = None,
+    failed: list[str] | None = None,
 ) -> list[SetUpGame]:
-    """The games `games` (indices), `concurrency` tables in flight; in the order of `games`."""
+    """The games `games` (indices), `concurrency` tables in flight; in the order of `games`.
+    A table whose call fails (after its retries) is left out, its error added to `failed`."""
+    failed = [] if failed is None else failed
     made: list[SetUpGame | None] = [None] * len(games)
     positions = iter(range(len(games)))
     done = 0
@@ -155,13 +158,17 @@ async def open_tables(
         nonlocal done, told
         for position in positions:  # shared: each position taken by one worker
             game = games[position]
-            made[position] = await open_table(
-                lobby,
-                players,
-                seating(game, len(players.ids)),
-                turn_seconds=turn_seconds(game),
-                with_bots=with_bots(game),
-            )
+            try:
+                made[position] = await open_table(
+                    lobby,
+                    players,
+                    seating(game, len(players.ids)),
+                    turn_seconds=turn_seconds(game),
+                    with_bots=with_bots(game),
+                )
+            except grpc.aio.AioRpcError as error:  # counted and said; the others go on
+                failed.append(f"{error.code().name}: {error.details()}")
+                continue
             done += 1
             if progress is not None and time.monotonic() - told > 10:
                 told = time.monotonic()
