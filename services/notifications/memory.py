@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict, deque
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
+
+from services.errors import ServiceError
 
 from .kinds import ORIGIN, Notification, Position, Received, parse_cursor
 from .port import (
@@ -147,6 +149,48 @@ class InMemoryNotifications(Notifications):
             raise ValueError(f"the outbound feed has one shard here, not {shard + 1}")
         after = parse_cursor(after_cursor)
         return [entry for entry in self._outbound if entry.feed_position > after][:limit]
+
+    async def _follow(
+        self,
+        player_id: str,
+        delivered: Position,
+        *,
+        limit: int,
+        stall_limit: float | None,
+        on_cut: Callable[[ServiceError], None] | None,
+    ) -> AsyncGenerator[Received, None]:
+        """See :meth:`Notifications._follow`: a :class:`Subscriber` mailbox, filled as each
+        notification is stored."""
+        subscriber = Subscriber(player_id, delivered, limit, stall_limit, on_cut=on_cut)
+        await self._join(subscriber)
+        stall = subscriber.stall
+        try:
+            while True:
+                if subscriber.failure is not None:
+                    raise subscriber.failure
+                if subscriber.resync:
+                    subscriber.resync = False
+                    subscriber.inbox.clear()
+                    async for received in self._catch_up(player_id, subscriber.delivered):
+                        subscriber.delivered = received.position
+                        yield received
+                        stall.taken()
+                elif subscriber.inbox:
+                    received = subscriber.inbox.popleft()
+                    if received.position > subscriber.delivered:
+                        subscriber.delivered = received.position
+                        yield received
+                        stall.taken()
+                else:
+                    subscriber.wakeup.clear()
+                    stall.idle = True
+                    try:
+                        await subscriber.wakeup.wait()
+                    finally:
+                        stall.idle = False
+                        stall.taken()  # it was waiting: what arrived meanwhile is news
+        finally:
+            self._leave(subscriber)
 
     async def _join(self, subscriber: Subscriber) -> None:
         self._check_open()

@@ -16,6 +16,7 @@ cursor once it pulls again (memory stays bounded, nothing is lost); when the cal
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections import deque
@@ -149,6 +150,41 @@ class OutboundEntry:
 
 
 @dataclass(eq=False)
+class Stall:
+    """Whether a live subscription's consumer stopped taking notifications: with a
+    ``stall_limit``, once more than ``limit`` notifications arrived since it last took one and
+    it has taken none for ``stall_limit`` seconds, while it is not waiting for news (``idle``).
+    Counting alone would cut off a consumer that merely got a burst while it was handing on the
+    previous notification. Each adapter's fan-out counts arrivals here."""
+
+    limit: int
+    stall_limit: float | None = None
+    #: Waiting for news (nothing it was handed is still with it: it cannot be slow).
+    idle: bool = False
+    #: Notifications that arrived since the consumer last took one, and when that was.
+    arrived: int = 0
+    taken_at: float = field(default_factory=time.monotonic)
+
+    def arrive(self, count: int = 1) -> SlowReader | None:
+        """``count`` notifications arrived: the SLOW_READER the subscription ends with, if its
+        consumer stalled."""
+        self.arrived += count
+        if (
+            self.stall_limit is not None
+            and not self.idle
+            and self.arrived > self.limit
+            and time.monotonic() - self.taken_at >= self.stall_limit
+        ):
+            return SlowReader(self.limit)
+        return None
+
+    def taken(self) -> None:
+        """The consumer took a notification and asks for the next."""
+        self.arrived = 0
+        self.taken_at = time.monotonic()
+
+
+@dataclass(eq=False)
 class Subscriber:
     """One live subscription's mailbox, filled by the adapter's fan-out, drained by
     :meth:`Notifications.subscribe`.
@@ -172,28 +208,21 @@ class Subscriber:
     wakeup: asyncio.Event = field(default_factory=asyncio.Event)
     resync: bool = False
     failure: ServiceError | None = None
-    #: Waiting for news (nothing it was handed is still with it: it cannot be slow).
-    idle: bool = False
-    #: Notifications that arrived since the consumer last took one, and when that was.
-    arrived: int = 0
-    taken_at: float = field(default_factory=time.monotonic)
+    stall: Stall = field(init=False)
     #: Told when the subscriber is cut off (its consumer is away then, perhaps stuck handing on
     #: a notification that nobody takes: see `rpc.cut_off`).
     on_cut: Callable[[ServiceError], None] | None = None
+
+    def __post_init__(self) -> None:
+        self.stall = Stall(self.inbox_limit, self.stall_limit)
 
     def deliver(self, received: Received) -> bool:
         """Take one live notification; False once this subscriber must leave the fan-out."""
         if self.failure is not None:
             return False
-        self.arrived += 1
-        if (
-            self.stall_limit is not None
-            and not self.idle
-            and self.arrived > self.inbox_limit
-            and time.monotonic() - self.taken_at >= self.stall_limit
-        ):
+        cut = self.stall.arrive()
+        if cut is not None:
             self.inbox.clear()
-            cut = SlowReader(self.inbox_limit)
             self.fail(cut)
             if self.on_cut is not None:
                 self.on_cut(cut)
@@ -212,11 +241,6 @@ class Subscriber:
         self.inbox.clear()
         self.resync = True
         self.wakeup.set()
-
-    def taken(self) -> None:
-        """The consumer took a notification and asks for the next."""
-        self.arrived = 0
-        self.taken_at = time.monotonic()
 
     def fail(self, error: ServiceError) -> None:
         self.failure = error
@@ -284,13 +308,19 @@ class Notifications(ABC):
         :attr:`outbound_shards` keys spread the feed over the masters."""
 
     @abstractmethod
-    async def _join(self, subscriber: Subscriber) -> None:
-        """Start handing the player's new notifications to `subscriber` (setting its
-        ``resync`` when the fan-out is already past ``subscriber.delivered``)."""
-
-    @abstractmethod
-    def _leave(self, subscriber: Subscriber) -> None:
-        """Stop handing notifications to `subscriber` (it may have left already)."""
+    def _follow(
+        self,
+        player_id: str,
+        delivered: Position,
+        *,
+        limit: int,
+        stall_limit: float | None,
+        on_cut: Callable[[ServiceError], None] | None,
+    ) -> AsyncGenerator[Received, None]:
+        """The player's notifications after `delivered` (caught up to already), live, as they
+        are stored, until the caller stops: the adapter's fan-out, each subscription with at
+        most `limit` waiting (past that it re-reads from its last position), cut off with
+        SLOW_READER (`on_cut` told) when a `stall_limit` is given and :class:`Stall` says so."""
 
     @property
     @abstractmethod
@@ -324,41 +354,16 @@ class Notifications(ABC):
         async for received in self._catch_up(player_id, delivered):
             delivered = received.position
             yield received
-        subscriber = Subscriber(
+        live = self._follow(
             player_id,
             delivered,
-            self.inbox_limit if max_waiting is None else max_waiting,
-            None if max_waiting is None else stall_limit,
+            limit=self.inbox_limit if max_waiting is None else max_waiting,
+            stall_limit=None if max_waiting is None else stall_limit,
             on_cut=on_cut,
         )
-        await self._join(subscriber)
-        try:
-            while True:
-                if subscriber.failure is not None:
-                    raise subscriber.failure
-                if subscriber.resync:
-                    subscriber.resync = False
-                    subscriber.inbox.clear()
-                    async for received in self._catch_up(player_id, subscriber.delivered):
-                        subscriber.delivered = received.position
-                        yield received
-                        subscriber.taken()
-                elif subscriber.inbox:
-                    received = subscriber.inbox.popleft()
-                    if received.position > subscriber.delivered:
-                        subscriber.delivered = received.position
-                        yield received
-                        subscriber.taken()
-                else:
-                    subscriber.wakeup.clear()
-                    subscriber.idle = True
-                    try:
-                        await subscriber.wakeup.wait()
-                    finally:
-                        subscriber.idle = False
-                        subscriber.taken()  # it was waiting: what arrived meanwhile is news
-        finally:
-            self._leave(subscriber)
+        async with contextlib.aclosing(live):  # closed with this subscription, not later
+            async for received in live:
+                yield received
 
     async def _catch_up(self, player_id: str, after: Position) -> AsyncGenerator[Received, None]:
         """Everything stored after `after`, read in batches."""

@@ -27,13 +27,15 @@ notifications only (:mod:`.nodes`); the outbound feed is sharded over the master
 written behind the inboxes (:mod:`.feed`): a crash between the two loses that push (the inbox
 keeps the notification); see docs/OPERATING.md.
 
-Live subscriptions are served by one reader per process (:mod:`.hub`).
+Live subscriptions are served by the process's live reader (services.redislive: on a
+standalone Redis one blocking ``XREAD`` over every watched inbox, on a cluster one reader per
+master), :mod:`.live` keeping what is the notifications' own.
 
 The modules: ``store`` (:class:`RedisNotifications`: publishing, reads, the outbound feed,
 subscriptions), ``publish.lua`` and ``publishing`` (the publish script, its calls and replies),
 ``keys`` (the key names), ``entries`` (stream entries read back, and the feed's written),
 ``nodes`` (writing on a cluster master by master), ``feed`` (the cluster's feed shards),
-``calls`` (exchanges with Redis bounded in time) and ``hub`` (the live reader).
+``calls`` (exchanges with Redis bounded in time) and ``live`` (live subscriptions).
 """
 
 from .entries import decode_outbound

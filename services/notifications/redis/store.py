@@ -1,23 +1,26 @@
 """The Redis adapter itself: publishing, reading from a cursor, the outbound feed, and live
-subscriptions through the process's one live reader.
+subscriptions through the process's live reader (services.redislive).
 
 The layout it reads and writes is described in :mod:`services.notifications.redis`; its key
 names are in :mod:`.keys`, the publish script's calls in :mod:`.publishing`, a cluster's
-masters in :mod:`.nodes` and its feed shards in :mod:`.feed`, the live reader in :mod:`.hub`.
+masters in :mod:`.nodes` and its feed shards in :mod:`.feed`, live subscriptions in
+:mod:`.live`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from typing import Any
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ClusterDownError, ResponseError
 
+from services.errors import ServiceError
 from services.eventstore import AnyRedis, is_cluster_url, redis_client
+from services.redislive import LiveReader
 
 from ..kinds import ORIGIN, Notification, Position, Received, format_cursor, parse_cursor
 from ..port import (
@@ -30,27 +33,28 @@ from ..port import (
     NotificationsUnavailable,
     OutboundEntry,
     Published,
-    Subscriber,
     check_resumable,
     stored_or_raise,
 )
 from .calls import once_more_if_dropped
 from .entries import decode_outbound, last_deleted, outbound_fields, position_of, received_from
 from .feed import ClusterFeed
-from .hub import InboxHub
 from .keys import OUTBOUND_SHARDS, Keys
+from .live import follow
 from .nodes import ClusterNodes, transient
 from .publishing import PUBLISH_SCRIPT, PlayerCall, Retention, player_calls, run_pipelined, settle
 
 #: How long closing gives the outbound feed's writer on a cluster to write what waits.
 _FEED_CLOSE_SECONDS = 1.0
+#: Entries one XREAD of the live reader takes per inbox at most.
+_XREAD_COUNT = 512
 
 
 class RedisNotifications(Notifications):
     """:class:`Notifications` on Redis Streams; see the module docstring for the layout.
 
-    Holds one pooled client for commands and, once something subscribes, one connection for
-    the live reader (named ``<client_name>-hub`` in ``CLIENT LIST``).
+    Holds one pooled client for commands and, once something subscribes, one connection per
+    server for the live reader (named ``<client_name>-hub`` in ``CLIENT LIST``).
     """
 
     def __init__(
@@ -94,15 +98,20 @@ class RedisNotifications(Notifications):
                     maxlen=-(-outbound_maxlen // OUTBOUND_SHARDS),
                     timeout=command_timeout,
                 )
-        self._reader: Redis | None = (
-            None
-            if self.cluster
-            else Redis.from_url(
-                url, single_connection_client=True, client_name=f"{client_name}-hub"
-            )
-        )
         self._publish_script = None if self.cluster else self.redis.register_script(PUBLISH_SCRIPT)
-        self._hub = InboxHub(self, self._reader, block_ms)
+        # On a cluster it polls a master whose watched inboxes lie in several slots: every
+        # 20 ms while notifications come, backing off to 200 ms when none do.
+        self._reader = LiveReader.on_client(
+            url,
+            self.redis,
+            client_name=client_name,
+            block_ms=block_ms,
+            command_timeout=command_timeout,
+            limit=inbox_limit,
+            count=_XREAD_COUNT,
+            poll_first_ms=20,
+            poll_max_ms=200,
+        )
         self._closed = False
 
     @classmethod
@@ -294,30 +303,43 @@ class RedisNotifications(Notifications):
         )
         return [decode_outbound(entry_id, fields) for entry_id, fields in entries]
 
-    async def _join(self, subscriber: Subscriber) -> None:
+    def _follow(
+        self,
+        player_id: str,
+        delivered: Position,
+        *,
+        limit: int,
+        stall_limit: float | None,
+        on_cut: Callable[[ServiceError], None] | None,
+    ) -> AsyncGenerator[Received, None]:
+        """See :meth:`Notifications._follow`: the player's inbox on the live reader
+        (:func:`.live.follow`)."""
         self._check_open()
-        if self._hub.join(subscriber):
-            await self._hub.interrupt_block()
-
-    def _leave(self, subscriber: Subscriber) -> None:
-        self._hub.leave(subscriber)
+        return follow(
+            self._reader,
+            self.inbox_key(player_id),
+            self._catch_up,
+            player_id,
+            delivered,
+            limit=limit,
+            stall_limit=stall_limit,
+            on_cut=on_cut,
+        )
 
     @property
     def live_subscriptions(self) -> int:
-        return self._hub.subscriber_count
+        return self._reader.subscriber_count
 
     async def close(self) -> None:
         """See :meth:`Notifications.close`: open subscriptions end with UNAVAILABLE."""
         if self._closed:
             return
         self._closed = True
-        await self._hub.stop(NotificationsUnavailable("the server is shutting down"))
+        await self._reader.close(NotificationsUnavailable("the server is shutting down"))
         if self._feed is not None:
             await self._feed.close(min(self.command_timeout, _FEED_CLOSE_SECONDS))
         if self._nodes is not None:
             await self._nodes.close()
-        if self._reader is not None:
-            await self._reader.aclose()
         await self.redis.aclose()
 
     def _check_open(self) -> None:
