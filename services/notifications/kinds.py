@@ -188,6 +188,27 @@ def game_started(
     )
 
 
+#: The kinds whose facts follow one another per game and seat, each at a later version: one
+#: dedupe record per (player, game, seat) holds the newest version told (see `versioned`).
+VERSIONED_KINDS = ("your_turn", "timer_running_out", "bot_took_over")
+
+
+def versioned(key: str) -> tuple[str, int] | None:
+    """A dedupe key `<kind>:<game>:<seat>:<version>` of a `VERSIONED_KINDS` kind as its
+    record's name (`<kind>:<game>:<seat>`) and version; None for other keys.
+
+    A decision awaited at version v is told once, and never after one at a later version: a
+    store may keep one record per game and seat (the newest version told) instead of one per
+    decision, which a game of a hundred decisions would keep for 15 days."""
+    kind, _, rest = key.partition(":")
+    if kind not in VERSIONED_KINDS:
+        return None
+    record, _, version = rest.rpartition(":")
+    if not version.isdigit() or record.count(":") != 1:
+        return None
+    return f"{kind}:{record}", int(version)
+
+
 # --- cursors -----------------------------------------------------------------------------------
 
 #: Where a notification stands in its player's notifications: (milliseconds, sequence), the

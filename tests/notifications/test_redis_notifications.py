@@ -18,6 +18,7 @@ from services.notifications import (
     RedisNotifications,
     TableFull,
 )
+from services.notifications.kinds import your_turn
 from tests.support.waiting import close_subscriptions, take, wait_until
 
 
@@ -138,3 +139,36 @@ async def test_a_redis_refusing_writes_for_want_of_a_replica_delays_notification
     finally:
         await publisher.close()
         await notifications.close()
+
+
+async def test_a_seats_turns_keep_one_dedupe_record_told_once_each_never_an_older_one(
+    notifications: RedisNotifications, fresh_redis_url: str
+) -> None:
+    """A game's turns for one seat are told once each, in any order of reports, and keep one
+    dedupe record (the newest version told) rather than one per decision for 15 days."""
+
+    def turn(version: int, seat: int = 1) -> Notification:
+        return your_turn("palice", "g1", seat, version, at_ms=1, table_id="t1")
+
+    told = await notifications.publish([turn(version) for version in range(1, 51)])
+    assert all(received is not None for received in told)
+    again = await notifications.publish([turn(50), turn(49), turn(10), turn(1)])
+    assert again == [None, None, None, None]  # each told before: none stored twice
+    assert (await notifications.publish([turn(51)]))[0] is not None
+    assert (await notifications.publish([turn(3, seat=2)]))[0] is not None  # another seat
+    with redis.Redis.from_url(fresh_redis_url) as client:
+        once = sorted(k.decode() for k in client.scan_iter("verrater:{notify:palice}:once:*"))
+        assert once == [
+            "verrater:{notify:palice}:once:your_turn:g1:1",
+            "verrater:{notify:palice}:once:your_turn:g1:2",
+        ]
+        record = notifications.dedupe_key("palice", "your_turn:g1:1:51")
+        assert record == once[0] and client.get(record) == b"51"
+        assert 14 * 24 * 3600 * 1000 < client.pttl(record) <= 15 * 24 * 3600 * 1000
+        # A turn told by a release that kept a record per fact counts as told.
+        client.set(notifications.keys.dedupe("palice", "your_turn:g1:1:60"), "1")
+    assert (await notifications.publish([turn(60)]))[0] is None
+    assert (await notifications.publish([turn(61)]))[0] is not None
+    with redis.Redis.from_url(fresh_redis_url) as client:
+        # Stored once each: turns 1-51 and 61 of seat 1, turn 3 of seat 2.
+        assert client.xlen(notifications.inbox_key("palice")) == 53

@@ -5,7 +5,10 @@ Keys (``<prefix>`` is ``verrater``):
     <prefix>:{notify:<player_id>}:inbox       stream: the player's notifications, fields
                                               k (dedupe key), n (verrater.v1.Notification) and
                                               p (the cursor of the entry before)
-    <prefix>:{notify:<player_id>}:once:<key>  string: the dedupe key was stored (expires)
+    <prefix>:{notify:<player_id>}:once:<key>  string: the dedupe key was stored (expires); for
+                                              your_turn, timer_running_out and bot_took_over
+                                              the key is <kind>:<game>:<seat> and holds the
+                                              newest version told (kinds.versioned)
     <prefix>:notify:outbound                  stream: the outbound feed for push gateways, on a
                                               standalone Redis
     <prefix>:{notify-outbound:<n>}:feed       stream: shard n (0 to 15) of the outbound feed, on
@@ -19,7 +22,8 @@ so the first entry kept names, in ``p``, the last one removed: a cursor below it
 (``XINFO``'s ``max-deleted-entry-id`` would say the same, but Redis 7.0 counts only ``XDEL``).
 
 Publishing is one Lua script call per player (``publish.lua``): for each of the player's
-notifications, in order, ``SET NX`` on the dedupe key (with a TTL), and only when that succeeds
+notifications, in order, ``SET NX`` on the dedupe key (with a TTL; a versioned record is set
+when the version is newer), and only when that succeeds
 the ``XADD`` to the player's inbox and, on a standalone Redis, the one to the outbound feed: both
 get a notification exactly once, atomically, however often it is published. On a Redis Cluster
 the calls go master by master, each bounded in time, so a master away fails its own players'

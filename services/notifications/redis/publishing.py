@@ -22,7 +22,7 @@ from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.typing import EncodableT
 
-from ..kinds import Notification, Received
+from ..kinds import Notification, Received, versioned
 from ..messages import notification_to_proto
 from ..port import NotificationRefused, NotificationsUnavailable, Published
 from .entries import position_of
@@ -69,8 +69,17 @@ def player_calls(
         places.setdefault(notification.player_id, []).append(place)
     calls = []
     for player_id, theirs in places.items():
-        call_keys = [keys.dedupe(player_id, notifications[place].key) for place in theirs]
-        call_keys.append(keys.inbox(player_id))
+        # Per notification its dedupe record: one per (game, seat) for versioned kinds, one per
+        # fact for the others; and the record a release before versioned records wrote for
+        # the same fact (the fact's own key), which still counts as told.
+        records, versions, legacy = [], [], []
+        for place in theirs:
+            key = notifications[place].key
+            found = versioned(key)
+            records.append(keys.dedupe(player_id, found[0] if found else key))
+            versions.append(str(found[1]) if found else "")
+            legacy.append(keys.dedupe(player_id, key))
+        call_keys = [*records, *legacy, keys.inbox(player_id)]
         if feed_maxlen > 0:
             call_keys.append(keys.outbound)
         args: list[EncodableT] = [
@@ -81,7 +90,7 @@ def player_calls(
             feed_maxlen,
             player_id,
         ]
-        for place in theirs:
+        for place, version in zip(theirs, versions, strict=True):
             notification = notifications[place]
             args += [
                 notification.key,
@@ -89,6 +98,7 @@ def player_calls(
                 notification.kind_name,
                 notification.game_id,
                 notification.table_id,
+                version,
             ]
         calls.append(PlayerCall(player_id, tuple(theirs), tuple(call_keys), tuple(args)))
     return calls

@@ -22,7 +22,15 @@ from services.errors import ServiceError
 from services.eventstore import AnyRedis, is_cluster_url, redis_client
 from services.redislive import LiveReader
 
-from ..kinds import ORIGIN, Notification, Position, Received, format_cursor, parse_cursor
+from ..kinds import (
+    ORIGIN,
+    Notification,
+    Position,
+    Received,
+    format_cursor,
+    parse_cursor,
+    versioned,
+)
 from ..port import (
     DEDUPE_SECONDS,
     DEFAULT_INBOX_LIMIT,
@@ -124,8 +132,10 @@ class RedisNotifications(Notifications):
         return self.keys.inbox(player_id)
 
     def dedupe_key(self, player_id: str, key: str) -> str:
-        """Where the player's dedupe key is remembered (in the player's slot)."""
-        return self.keys.dedupe(player_id, key)
+        """Where the player's dedupe key is remembered (in the player's slot): for a versioned
+        kind (kinds.versioned), the one record of its game and seat."""
+        found = versioned(key)
+        return self.keys.dedupe(player_id, found[0] if found else key)
 
     def route(self, player_id: str) -> str:
         """See :meth:`Notifications.route`: on a cluster, the master of the player's slot."""
