@@ -42,6 +42,7 @@ from services.chat import (
     ChatStore,
     GameEndings,
     InMemoryChat,
+    RedisChat,
     TableFacts,
 )
 from services.config import (
@@ -61,7 +62,7 @@ from services.game.storewatch import StoreWatch
 from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweeper, TurnTimers
 from services.handlers import Followers, message_bus
 from services.lobby.gateway import GrpcGameGateway, validate_setup
-from services.lobby.model import TableStatus, table_of_game
+from services.lobby.model import TableStatus, game_id_of, table_of_game
 from services.lobby.redis_migrate import migrate_when_reachable
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.server import LobbyServicer
@@ -404,7 +405,10 @@ async def start_backend(
         backend.closers.append(backend.notifications.close)
         backend.publisher = Publisher(backend.notifications)
         backend.closers.append(backend.publisher.close)
-        backend.chat = InMemoryChat()
+        # Chat's keys share the slot of their table's game (its event log's hash tag).
+        backend.chat = (
+            RedisChat(config.redis_url, tag_of=game_id_of) if config.redis_url else InMemoryChat()
+        )
         backend.closers.append(backend.chat.close)
     if "game" in services:
         assert backend.publisher is not None

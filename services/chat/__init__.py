@@ -18,6 +18,7 @@ from .model import (
     Report,
     TableFacts,
 )
+from .redis_store import RedisChat
 from .server import ChatServicer, message_to_proto
 from .service import MAX_BACKLOG, ChatApplication, GameEndings, Tables
 from .store import ChatStore, Rate
@@ -41,6 +42,7 @@ __all__ = [
     "GameEndings",
     "InMemoryChat",
     "Rate",
+    "RedisChat",
     "Report",
     "TableFacts",
     "Tables",

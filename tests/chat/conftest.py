@@ -1,4 +1,5 @@
-"""Fixtures of the chat's end-to-end tests: a backend on loopback, in memory."""
+"""Fixtures of the chat's end-to-end tests: a backend on loopback, in memory, on a fresh Redis
+and on a fresh Redis Cluster."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from tests.chat.harness import ChatStack, running
 
 
-@pytest.fixture(params=["memory"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def stores(request: pytest.FixtureRequest) -> tuple[str, str | None]:
     """Which stores to run on: ("memory", None), or ("redis", the URL of a flushed Redis or of
     a flushed Redis Cluster)."""

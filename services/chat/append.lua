@@ -1,0 +1,35 @@
+-- Store one chat message at the end of its table's stream, unless the table's rate is spent.
+-- KEYS[1] the table's chat stream, KEYS[2] the table's rate bucket (one slot: the table's).
+-- ARGV: now_ms, per_second, burst, maxlen, keep_ms, then the entry's fields (name, value, ...).
+-- Answers {1, id} when stored, {0, retry_after_ms} when the rate is spent (nothing stored).
+local now = tonumber(ARGV[1])
+local rate = tonumber(ARGV[2])
+local burst = tonumber(ARGV[3])
+local bucket = redis.call('HMGET', KEYS[2], 'tokens', 'at')
+local tokens = tonumber(bucket[1]) or burst
+local at = tonumber(bucket[2]) or now
+if now > at then
+  tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
+  at = now
+end
+if tokens < 1 then
+  return {0, tostring(math.floor((1 - tokens) / rate * 1000) + 1)}
+end
+redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(at))
+redis.call('PEXPIRE', KEYS[2], math.ceil(burst / rate * 1000) + 1000)
+-- Each entry names the one before it ('p'): the first entry kept says what retention dropped.
+local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+local previous = '0-0'
+local millis = now
+if last[1] then
+  previous = last[1][1]
+  -- Numbered by the server's clock (every replica's, as in memory), never before the last.
+  local last_millis = tonumber(string.match(previous, '^(%d+)'))
+  if last_millis > millis then millis = last_millis end
+end
+local fields = {'p', previous}
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[4], string.format('%d-*', millis),
+  unpack(fields))
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+return {1, id}
