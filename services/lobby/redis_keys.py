@@ -18,8 +18,12 @@ from .model import Table
 from .store import index_change
 
 PREFIX = "verrater:lobby"
-#: Every lobby replica's pub/sub channel: a table id per change.
-CHANNEL = f"{PREFIX}:changed"
+#: Every lobby replica's change signal: a small capped stream, a table id (field ``t``) per
+#: change, followed by each replica's live reader (services.redislive).
+CHANGES = f"{PREFIX}:changes"
+#: Entries the change stream keeps, about (``MAXLEN ~``): a reader away for longer than that
+#: many changes is told to re-read every watched table (it is on every reconnect anyway).
+CHANGES_KEPT = 10_000
 #: Writes whose index entries may not be applied yet: ``<table id>|<version>`` scored by the
 #: time (ms) after which a sweep may finish them (see RedisLobbyStore.repair_indexes).
 UNINDEXED = f"{PREFIX}:unindexed"

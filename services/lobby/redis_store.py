@@ -1,6 +1,7 @@
 """The lobby on Redis: a hash per table, sorted sets and sets as indexes, a compare-and-set
-script per write, pub/sub for changes (see store.py for what a lobby store does, and
-redis_keys.py for where each key lives on a cluster).
+script per write, a small capped stream for changes followed by the process's live reader
+(see store.py for what a lobby store does, and redis_keys.py for where each key lives on a
+cluster).
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from typing import Any
 
 from services.engine import PLAYER_COUNTS
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, redis_client
+from services.redislive import (
+    RECONNECT_FIRST_DELAY,
+    RECONNECT_MAX_DELAY,
+    LiveReader,
+    ReaderFailed,
+    Resync,
+    fields_of,
+)
 from services.tasks import cancel_and_wait
 
 from . import redis_keys as keys
@@ -103,22 +112,29 @@ REPAIR_BATCH = 100
 
 
 class RedisLobbyStore(LobbyStore):
-    """The lobby on Redis: a hash per table, sorted sets and sets as indexes, pub/sub for
-    changes; its keys spread over a cluster's slots (see redis_keys.py).
+    """The lobby on Redis: a hash per table, sorted sets and sets as indexes, a capped stream
+    of changes; its keys spread over a cluster's slots (see redis_keys.py).
 
     A table write is a compare-and-set on the table's hash alone (one slot); its index entries
     live on other slots, so they follow in a second step under a lease noted in the hash. A
     writer that dies between the two leaves the lease and a marker in ``UNINDEXED``: the next
     write of that table, or the lobby's sweep (:meth:`repair_indexes`), finishes its ops, which
-    are absolute and so safe to apply again. One pub/sub connection per process serves every
-    WatchTable stream.
+    are absolute and so safe to apply again. Every WatchTable stream of the process is served by
+    one subscription to the change stream (``CHANGES``) on the live reader, on one connection
+    (``<client_name>-hub``), made at the first watch.
     """
 
-    CHANNEL = keys.CHANNEL
-
-    def __init__(self, client: AnyRedis, *, index_lease_ms: int = INDEX_LEASE_MS) -> None:
+    def __init__(
+        self,
+        client: AnyRedis,
+        *,
+        url: str,
+        client_name: str = "verrater-lobby",
+        index_lease_ms: int = INDEX_LEASE_MS,
+    ) -> None:
         super().__init__()
         self._redis = client
+        self._live = LiveReader.on_client(url, client, client_name=client_name)
         self._index_lease_ms = index_lease_ms
         self._cas = client.register_script(_CAS_SCRIPT)
         self._take_over = client.register_script(_TAKE_OVER_SCRIPT)
@@ -131,7 +147,7 @@ class RedisLobbyStore(LobbyStore):
 
     @classmethod
     def from_url(cls, url: str) -> RedisLobbyStore:
-        return cls(redis_client(url))
+        return cls(redis_client(url), url=url)
 
     @property
     def redis(self) -> AnyRedis:
@@ -313,8 +329,9 @@ class RedisLobbyStore(LobbyStore):
             await pipe.execute()
         await self._release_lease(keys=[keys.table_key(table_id)], args=[holder])
         await self._redis.zrem(keys.UNINDEXED, marker)
-        # Not pipelined: a cluster pipeline refuses PUBLISH, which has no key to route by.
-        await self._redis.publish(self.CHANNEL, table_id)
+        await self._redis.xadd(
+            keys.CHANGES, {"t": table_id}, maxlen=keys.CHANGES_KEPT, approximate=True
+        )
 
     async def repair_indexes(self) -> int:
         """Finish the index ops of writers that died mid-write (their lease has expired);
@@ -360,28 +377,44 @@ class RedisLobbyStore(LobbyStore):
 
     async def _watch_started(self) -> None:
         if self._listener is None:
-            self._listener = asyncio.create_task(self._listen())
+            self._listener = asyncio.create_task(self._listen(), name="lobby-changes")
         await self._listening.wait()
 
     async def _listen(self) -> None:
-        """The one pub/sub connection of this process; reconnects after Redis restarts."""
+        """Follow the change stream from its end, on the live reader; after a reconnect of
+        the reader (changes may have been trimmed away meanwhile), or its failure, wake every
+        watcher to re-read."""
+        delay = RECONNECT_FIRST_DELAY
         while True:
             try:
-                async with self._redis.pubsub() as pubsub:
-                    await pubsub.subscribe(self.CHANNEL)
+                async with _available():
+                    last = await self._redis.xrevrange(keys.CHANGES, "+", "-", count=1)
+                after = _text(last[0][0]) if last else "0-0"
+                async with await self._live.subscribe(
+                    keys.CHANGES, after, resync_on_reconnect=True
+                ) as changes:
                     self._listening.set()
-                    # A reconnect may have missed changes: wake every watcher to re-read.
-                    for table_id in list(self._watchers):
-                        self._notify(table_id)
-                    async for message in pubsub.listen():
-                        if message.get("type") == "message":
-                            self._notify(_text(message["data"]))
-            except TRANSIENT_REDIS_ERRORS + (OSError,):
-                await asyncio.sleep(0.5)
+                    delay = RECONNECT_FIRST_DELAY
+                    async for item in changes:
+                        if isinstance(item, Resync):
+                            self._notify_all()
+                        else:
+                            for entry in item.entries:
+                                self._notify(_text(fields_of(entry)[b"t"]))
+            except (LobbyUnavailable, ReaderFailed) as error:
+                log.warning("lobby changes: %s; watchers re-read, retrying in %.2fs", error, delay)
+                self._notify_all()
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RECONNECT_MAX_DELAY)
+
+    def _notify_all(self) -> None:
+        for table_id in list(self._watchers):
+            self._notify(table_id)
 
     async def close(self) -> None:
         if self._listener is not None:
             await cancel_and_wait(self._listener)
+        await self._live.close()
         await super().close()
         await self._redis.aclose()
 

@@ -98,8 +98,8 @@ async def test_indexes_follow_table_writes(store: RedisLobbyStore) -> None:
 
 
 async def test_a_dead_writers_index_entries_are_finished_by_the_sweep(url: str) -> None:
-    dying = DiesBeforeIndexing(redis_client(url), index_lease_ms=50)
-    survivor = RedisLobbyStore(redis_client(url), index_lease_ms=50)
+    dying = DiesBeforeIndexing(redis_client(url), url=url, index_lease_ms=50)
+    survivor = RedisLobbyStore(redis_client(url), url=url, index_lease_ms=50)
     try:
         with pytest.raises(WriterDied):
             await dying.create_table(waiting_table(HOST))
@@ -121,8 +121,8 @@ async def test_a_dead_writers_index_entries_are_finished_by_the_sweep(url: str) 
 
 
 async def test_the_next_write_finishes_a_dead_writers_entries_with_its_own(url: str) -> None:
-    dying = DiesBeforeIndexing(redis_client(url), index_lease_ms=50)
-    survivor = RedisLobbyStore(redis_client(url), index_lease_ms=50)
+    dying = DiesBeforeIndexing(redis_client(url), url=url, index_lease_ms=50)
+    survivor = RedisLobbyStore(redis_client(url), url=url, index_lease_ms=50)
     try:
         table = await survivor.create_table(waiting_table(HOST))
         # The guest joins, and the replica that wrote it dies before listing it for them.
@@ -142,7 +142,7 @@ async def test_the_next_write_finishes_a_dead_writers_entries_with_its_own(url: 
 
 
 async def test_concurrent_writers_leave_indexes_equal_to_the_table(url: str) -> None:
-    replicas = [RedisLobbyStore(redis_client(url)) for _ in range(3)]
+    replicas = [RedisLobbyStore(redis_client(url), url=url) for _ in range(3)]
     try:
         table = await replicas[0].create_table(waiting_table(HOST, size=4))
         players = [Player(f"player{n:02d}", f"P{n}") for n in range(12)]
