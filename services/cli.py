@@ -517,6 +517,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_simulate_command(commands)
 
+    from services.chat.cli import add_commands as add_chat_commands
+
+    add_chat_commands(commands)
+
     from services.client.cli import add_commands as add_client_commands
 
     add_client_commands(commands)
