@@ -173,6 +173,7 @@ async def _drive(
         "list_my_games_calls": len(figures.list_ms),
         "notifications_timed": len(figures.notify_ms),
         "stale_retries": figures.stale,
+        "failed_calls": figures.failures,
         "p50_ms": _percentile(figures.submit_ms, 0.50),
         "cold_load_p50_ms": _percentile(figures.cold_load_ms, 0.50),
     }

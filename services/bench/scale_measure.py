@@ -51,6 +51,13 @@ class Figures:
     timer_late_ms: list[float] = field(default_factory=list)
     games_touched: set[str] = field(default_factory=set)
     stale: int = 0
+    #: Calls that failed (after the call's own deadline): by method and status.
+    failures: dict[str, int] = field(default_factory=dict)
+
+    def failed(self, method: str, error: grpc.aio.AioRpcError) -> None:
+        name = f"{method} {error.code().name}"
+        self.failures[name] = self.failures.get(name, 0) + 1
+
     seconds: float = 0.0
 
 
@@ -141,17 +148,23 @@ class _Phase:
             game = next(games, None)
             if game is None:
                 return
-            await self.play(game)
+            try:
+                await self.play(game)
+            except grpc.aio.AioRpcError as error:  # counted; the slot goes on with another game
+                self.figures.failed("command", error)
 
     async def list_my_games(self, until: float) -> None:
         count = len(self.players.tokens)
         while time.monotonic() < until:
             token = self.players.tokens[self.rng.randrange(count)]
             started = time.perf_counter()
-            await self.lobby.ListMyGames(
-                lobby_pb2.ListMyGamesRequest(), metadata=token, timeout=CALL_TIMEOUT
-            )
-            self.figures.list_ms.append((time.perf_counter() - started) * 1000)
+            try:
+                await self.lobby.ListMyGames(
+                    lobby_pb2.ListMyGamesRequest(), metadata=token, timeout=CALL_TIMEOUT
+                )
+                self.figures.list_ms.append((time.perf_counter() - started) * 1000)
+            except grpc.aio.AioRpcError as error:  # counted, and its time is not a latency
+                self.figures.failed("ListMyGames", error)
             await asyncio.sleep(1.0 / LIST_RATE)
 
     async def notifications(self, player: int) -> None:

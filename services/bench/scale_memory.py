@@ -58,13 +58,15 @@ def key_count(urls: list[str]) -> int:
 
 
 def shape_of(key: str) -> str:
-    """A key's name with its ids masked: keys of one shape hold one kind of record."""
-    return _ID.sub("*", key)
+    """A key's name with its ids and numbers masked: keys of one shape hold one kind of
+    record (a cluster's timer buckets `{t<slot>}` and feed shards are one shape each)."""
+    return _NUMBER.sub("N", _ID.sub("*", key))
 
 
 #: An id: 12 or more id characters, at least one a digit or a capital (not a word like
 #: `game_starting`).
 _ID = re.compile(r"(?<=[:{|])(?=[a-z_-]*[A-Z0-9])[A-Za-z0-9_-]{12,}")
+_NUMBER = re.compile(r"[0-9]+")
 
 
 def memory_by_kind(urls: list[str], games: int, seed: int = 0) -> dict[str, dict[str, Any]]:
@@ -101,7 +103,7 @@ def memory_by_kind(urls: list[str], games: int, seed: int = 0) -> dict[str, dict
     for shape in sorted(counts):
         mean = sum(sizes[shape]) / len(sizes[shape]) if sizes[shape] else 0.0
         total = mean * counts[shape]
-        group = figures.setdefault(kind_of(shape), {"bytes_per_game": 0, "shapes": {}})
+        group = figures.setdefault(kind_of(shape), {"bytes": 0.0, "shapes": {}})
         per_game = round(total / max(games, 1))
         shapes: dict[str, dict[str, int]] = group["shapes"]
         shapes[shape] = {
@@ -109,5 +111,7 @@ def memory_by_kind(urls: list[str], games: int, seed: int = 0) -> dict[str, dict
             "bytes_per_key": round(mean),
             "bytes_per_game": per_game,
         }
-        group["bytes_per_game"] += per_game
+        group["bytes"] += total
+    for group in figures.values():
+        group["bytes_per_game"] = round(group.pop("bytes") / max(games, 1))
     return figures
