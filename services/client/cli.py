@@ -251,6 +251,7 @@ def _play(args: argparse.Namespace) -> int:
             ticket.game_id,
             pause_after_conflict=False,
             hint_level=LEVELS[args.level],
+            table_id=ticket.table_id,
         )
         return _follow(console, session, args.server)
 

@@ -22,6 +22,8 @@ from google.rpc import error_details_pb2, status_pb2
 
 from services.api.verrater.v1 import (
     ai_pb2_grpc,
+    chat_pb2,
+    chat_pb2_grpc,
     game_pb2,
     game_pb2_grpc,
     lobby_pb2_grpc,
@@ -236,6 +238,7 @@ class Connection:
         self._reached = False
         self._channel = grpc.insecure_channel(address, options=_CHANNEL_OPTIONS)
         self.lobby = lobby_pb2_grpc.LobbyServiceStub(self._channel)
+        self.chat = chat_pb2_grpc.ChatServiceStub(self._channel)
         self.game = game_pb2_grpc.GameServiceStub(self._channel)
         self.ai = ai_pb2_grpc.AiServiceStub(self._channel)
 
@@ -383,3 +386,15 @@ class Connection:
             batch = list(response.updates)
             version = batch[-1].version
             yield batch
+
+    def chat_messages(self, table_id: str, backlog: int) -> Iterator[chat_pb2.ChatMessage]:
+        """The table's chat: the latest `backlog` messages, then each new one, for as long as
+        the caller reads; a dropped stream resumes after the last message delivered."""
+        cursor = ""
+
+        def request() -> chat_pb2.WatchChatRequest:
+            return chat_pb2.WatchChatRequest(table_id=table_id, cursor=cursor, backlog=backlog)
+
+        for response in self.stream(self.chat.WatchChat, request, reopen_when_closed=True):
+            cursor = response.message.cursor
+            yield response.message

@@ -4,7 +4,8 @@ how the tests read the screen.
 
 `render_frame` lays the game out in fixed regions for a terminal of a given size, top to
 bottom: the status line, the board (the ring of twelve landscapes, board.py), the players
-(players.py), the latest events, and the caller's hand with the prompt on the last line. The
+(players.py), the latest events, the table chat's newest messages (from lines the events can
+spare), and the caller's hand with the prompt on the last line. The
 frame is exactly as tall as the terminal, whatever happens. What must be seen always has its
 line: the status line (round, phase, who acts, the clock), every player's VP, your hand, the
 question. The rest gets lines in order of need (the players' header, a menu, the last conflict
@@ -49,6 +50,11 @@ MENU_GAP = 2
 MENU_HIDDEN = "type its number, or words such as 'estate #7', 'flip #3', 'pass'"
 #: The events region has its "Latest" title from this many lines on.
 TITLED_EVENTS = 5
+#: Chat messages shown at most (the newest), at 80x24 and on a roomy terminal. They take lines
+#: only the latest events can spare: the events keep EVENTS_BEFORE_CHAT lines, or this round's
+#: conflict in full and a line more, first.
+CHAT_LINES, ROOMY_CHAT_LINES = 2, 4
+EVENTS_BEFORE_CHAT = 3
 
 
 def to_text(renderable: RenderableType, width: int = 100, height: int | None = None) -> str:
@@ -109,6 +115,7 @@ class Scene:
     clock: str = ""  # "1:45 left", "" without a turn timer
     clock_urgent: bool = False
     conflict_shown: bool = False  # the last conflict in full, where the board is
+    chat: tuple[Text, ...] = ()  # the table chat's latest messages, oldest first
 
 
 # --- the status line -------------------------------------------------------------------------
@@ -182,6 +189,25 @@ def render_events(scene: Scene, width: int, lines: int) -> RenderableType:
         happened.append(row)
         used += row_lines
     return Group(*rows, *reversed(happened))
+
+
+def _events_before_chat(scene: Scene, width: int) -> int:
+    """The lines the latest events keep before chat gets any: a few, or this round's conflict
+    in full and the newest happening."""
+    view = scene.view
+    if view.HasField("last_conflict") and view.last_conflict.round == view.round:
+        full = sum(height_of(line, width) for line in conflict_lines(view, scene.chronicle))
+        return max(EVENTS_BEFORE_CHAT, full + 2)
+    return EVENTS_BEFORE_CHAT
+
+
+def render_chat(scene: Scene, lines: int) -> RenderableType:
+    """The newest `lines` chat messages, one line each (a long one ends in an ellipsis)."""
+    shown = [line.copy() for line in scene.chat[-lines:]] if lines > 0 else []
+    for line in shown:
+        line.no_wrap = True
+        line.overflow = "ellipsis"
+    return Group(*shown)
 
 
 def render_conflict_view(scene: Scene) -> RenderableType:
@@ -362,8 +388,13 @@ def render_frame(scene: Scene, width: int, height: int) -> Layout:
         rows += more
     caption = conflict is None and room.take(1)
     details = room.take(1)
-    # What is left goes to the events; in the conflict's view, to the conflict (which, with
-    # lines short, keeps its first ones).
+    # Chat, from what the events can spare; what is left goes to the events; in the
+    # conflict's view, to the conflict (which, with lines short, keeps its first ones).
+    chat_h = 0
+    if conflict is None and scene.chat:
+        spare = events_h + room.spare - _events_before_chat(scene, width)
+        chat_h = max(0, min(len(scene.chat), ROOMY_CHAT_LINES if roomy else CHAT_LINES, spare))
+        room.take(chat_h)
     if conflict is None:
         events_h += max(0, room.spare)
     else:
@@ -385,6 +416,8 @@ def render_frame(scene: Scene, width: int, height: int) -> Layout:
     regions.append(Layout(players, name="players", size=len(view.seats) + header))
     if conflict is None:
         regions.append(Layout(render_events(scene, width, events_h), name="events", size=events_h))
+    if chat_h:
+        regions.append(Layout(render_chat(scene, chat_h), name="chat", size=chat_h))
     bottom_h = height - sum(region.size or 0 for region in regions)
     regions.append(Layout(Group(*bottom), name="prompt", size=bottom_h))
     layout.split_column(*regions)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import queue
 import threading
 import uuid
+from collections import deque
 from dataclasses import dataclass
 
 import grpc
@@ -25,6 +26,7 @@ from rich.text import Text
 
 from services.api.verrater.v1 import (
     ai_pb2,
+    chat_pb2,
     commands_pb2,
     events_pb2,
     game_pb2,
@@ -43,6 +45,11 @@ from .terminal import Terminal
 CHOICE_PROMPT = "Your choice (number, words, or ? for a hint): "
 SUPPLY_PROMPT = "Your supply (card values like 6 5, none, or ? for a hint): "
 PAUSE_PROMPT = "Press Enter to continue "
+CHAT_PROMPT = "Chat: "
+#: What a chat line starts with.
+SAY = "/say "
+#: Chat messages kept for the screen (it shows the newest that fit).
+CHAT_KEPT = 20
 #: The clock turns red with this many seconds left.
 URGENT_S = 20
 #: Notes kept above the prompt.
@@ -88,6 +95,23 @@ class _Failed:
     error: BaseException
 
 
+@dataclass(frozen=True, slots=True)
+class _Said:
+    """A chat message of the table (chat thread)."""
+
+    message: chat_pb2.ChatMessage
+
+
+def chat_line(message: chat_pb2.ChatMessage) -> Text:
+    """A chat message as the screen shows it: who, then what (the stands marked)."""
+    line = Text()
+    if message.channel == chat_pb2.CHAT_CHANNEL_SPECTATORS:
+        line.append("[stands] ", style="dim")
+    line.append(f"{message.display_name}: ", style="bold cyan")
+    line.append(message.text)
+    return line
+
+
 class GameSession:
     """One game on screen: as the seat the connection's token is bound to, or as a spectator."""
 
@@ -99,8 +123,13 @@ class GameSession:
         *,
         pause_after_conflict: bool,
         hint_level: events_pb2.BotLevel.ValueType = events_pb2.BOT_LEVEL_NORMAL,
+        table_id: str = "",
     ) -> None:
+        """`table_id`: the game's table, whose chat the screen shows and `/say` writes to
+        ("": no chat)."""
         self.conn = conn
+        self.table_id = table_id
+        self._chat: deque[Text] = deque(maxlen=CHAT_KEPT)
         self.terminal = terminal
         self.game_id = game_id
         self.pause_after_conflict = pause_after_conflict
@@ -110,7 +139,9 @@ class GameSession:
         self.clock = ServerClock()
         self.seat: int | None = None
         self.view = view_pb2.PlayerView()
-        self._inbox: queue.Queue[list[game_pb2.GameUpdate] | _Notice | _Failed] = queue.Queue()
+        self._inbox: queue.Queue[list[game_pb2.GameUpdate] | _Notice | _Failed | _Said] = (
+            queue.Queue()
+        )
         self._main = threading.get_ident()
         # The newest version this session knows of from a command's answer or a fresh view:
         # views older than it, still queued in the stream, are drawn no more and asked on never.
@@ -148,6 +179,8 @@ class GameSession:
         conn.set_notify(self._notify)
         reader = threading.Thread(target=self._read, name="watch", daemon=True)
         reader.start()
+        if self.table_id:
+            threading.Thread(target=self._read_chat, name="chat", daemon=True).start()
         self._catch_up(now.version)
         self._take_view(now)
         while True:
@@ -175,6 +208,17 @@ class GameSession:
             self._inbox.put(_Failed(error))
             self.terminal.wake()
 
+    def _read_chat(self) -> None:
+        """The chat thread: the table's messages into the inbox. Chat failing ends chat only,
+        never the game: the screen says so."""
+        try:
+            for message in self.conn.chat_messages(self.table_id, CHAT_KEPT):
+                self._inbox.put(_Said(message))
+                self.terminal.wake()
+        except BaseException as error:  # the game goes on without chat
+            self._inbox.put(_Notice(f"Chat stopped: {error}"))
+            self.terminal.wake()
+
     def _notify(self, message: str) -> None:
         """News of the connection, from whichever thread: shown above the prompt."""
         if threading.get_ident() == self._main:
@@ -193,6 +237,9 @@ class GameSession:
             if isinstance(item, _Notice):
                 self._tell(Text(item.text, style="yellow"))
                 continue
+            if isinstance(item, _Said):
+                self._chat.append(chat_line(item.message))
+                continue
             for update in item:
                 self.chronicle.apply(update.event)
             if item[-1].version >= version:
@@ -209,6 +256,9 @@ class GameSession:
                 raise item.error
             if isinstance(item, _Notice):
                 self._tell(Text(item.text, style="yellow"))
+                continue
+            if isinstance(item, _Said):
+                self._chat.append(chat_line(item.message))
                 continue
             for update in item:
                 self._update(update)
@@ -290,6 +340,8 @@ class GameSession:
         notes = tuple([*self._news, *self._answer_notes][-NOTES:])
         if self._paused:
             return Prompt(label=PAUSE_PROMPT, typed=self._typed, notes=notes)
+        if self._chatting:
+            return Prompt(label=CHAT_PROMPT, typed=self._typed, notes=notes)
         if self._asking is not None and not self._sending:
             supply = self._asking.turn.decision == view_pb2.DECISION_KIND_PLAY_SUPPLY
             label = SUPPLY_PROMPT if supply else CHOICE_PROMPT
@@ -326,6 +378,7 @@ class GameSession:
             clock=clock,
             clock_urgent=urgent,
             conflict_shown=self._conflict_shown,
+            chat=tuple(self._chat),
         )
 
     def draw(self) -> None:
@@ -358,16 +411,25 @@ class GameSession:
 
     # --- keys ------------------------------------------------------------------------------
 
+    @property
+    def _chatting(self) -> bool:
+        """A chat line is being typed while nothing is asked (it starts with "/")."""
+        return self._asking is None and not self._paused and self._typed.startswith("/")
+
     def _keys(self, keys: str) -> None:
         """Edit the answer with what was typed; Enter answers. Keys typed while nothing is
-        asked are thrown away, and the screen says so."""
+        asked are thrown away, and the screen says so, but a line starting with "/" (`/say
+        TEXT`), which may be typed at any time."""
         for key in keys:
             if key == "\x04" and (not self._typed or self.terminal.closed_input):
                 raise EOFError
             if key == CONFLICT_KEY:
                 self._conflict_shown = not self._conflict_shown
                 continue
-            if self._asking is None and not self._paused:
+            if self._asking is None and not self._paused and key == "/" and not self._typed:
+                self._typed = key
+                continue
+            if self._asking is None and not self._paused and not self._chatting:
                 if key.isprintable() or key == "\r":
                     self._ignored = (self._ignored + ("⏎" if key == "\r" else key))[-20:]
                 continue
@@ -378,12 +440,15 @@ class GameSession:
             elif key == "\x15":  # Ctrl-U: start again
                 self._typed = ""
             elif key.isprintable():
-                self._typed = (self._typed + key)[:80]
+                self._typed = (self._typed + key)[: 300 if self._typed.startswith("/") else 80]
 
     def _enter(self) -> None:
         typed, self._typed = self._typed, ""
         if self._paused:
             self._paused = False
+            return
+        if typed.startswith("/"):
+            self.say(typed)
             return
         view = self._asking
         if view is None:
@@ -410,6 +475,27 @@ class GameSession:
             self._tell(Text(outcome.reason, style="yellow"))
         else:
             self._note(Text(f"✗ Not allowed: {outcome.reason}", style="red"))
+
+    # --- chat ------------------------------------------------------------------------------
+
+    def say(self, line: str) -> None:
+        """`/say TEXT`: the text to the table's chat (it comes back through the chat stream,
+        as everybody sees it); a refusal (too fast, too long) is a note."""
+        word = (line.split(maxsplit=1) or [line])[0]
+        if word != SAY.rstrip() or not self.table_id:
+            why = "this game has no table chat" if not self.table_id else "type /say TEXT"
+            self._note(Text(f"✗ {word}: {why}", style="red"))
+            return
+        conn = self.conn
+        try:
+            conn.call(
+                conn.chat.SendChatMessage,
+                chat_pb2.SendChatMessageRequest(
+                    table_id=self.table_id, text=line[len(SAY.rstrip()) :]
+                ),
+            )
+        except ServerRefused as refusal:
+            self._note(Text(f"✗ Chat: {refusal.message}", style="red"))
 
     # --- deciding --------------------------------------------------------------------------
 

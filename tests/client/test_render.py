@@ -225,6 +225,43 @@ def test_notes_above_the_prompt_never_push_the_frame_past_the_terminal(
         assert lines[-1].startswith(CHOICE)
 
 
+CHAT = tuple(Text(f"Player {n}: message number {n} " + "x" * 200) for n in range(6))
+
+
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (120, 40)])
+def test_the_table_chat_never_pushes_the_game_off_the_screen(
+    newcomers_game: RecordedGame, width: int, height: int
+) -> None:
+    """With chat, every frame still shows what it must, whole, every option of a menu and this
+    round's conflict when it showed it in full: chat takes only lines the events can spare, a
+    line each (a long message ends in an ellipsis)."""
+    chatted = 0
+    for view, chronicle in screens(newcomers_game):
+        quiet = scene(newcomers_game, view, chronicle)
+        busy = Scene(
+            view, newcomers_game.ruleset, chronicle, prompt=quiet.prompt, clock=quiet.clock,
+            chat=CHAT,
+        )  # fmt: skip
+        before = frame_lines(quiet, width, height)
+        lines = frame_lines(busy, width, height)
+        assert len(lines) == height and all(len(line) <= width for line in lines)
+        _shows_whole([line for line in lines if not line.startswith("Player ")], view, chronicle)
+        for number, command in enumerate(view.legal, start=1):
+            if view.turn.decision != view_pb2.DECISION_KIND_PLAY_SUPPLY:
+                assert f"{number} {menu_label(command, view, width)}" in "\n".join(lines)
+        if view.HasField("last_conflict"):
+            full = [" ".join(line.plain.split()) for line in conflict_lines(view, chronicle)]
+            if all(any(part in " ".join(b.split()) for b in before) for part in full):
+                assert all(any(part in " ".join(b.split()) for b in lines) for part in full)
+        shown = [line for line in lines if line.startswith("Player ")]
+        if shown:
+            chatted += 1
+            assert shown[-1].startswith("Player 5: message number 5")  # the newest, last
+            assert shown[-1].rstrip().endswith("…")
+            assert len(shown) <= (2 if height == 24 else 4)
+    assert chatted  # there were frames with room for it
+
+
 def test_a_terminal_below_80x24_is_asked_to_grow() -> None:
     game = record_game(1)
     view = game.updates[-1].view

@@ -21,6 +21,8 @@ import pexpect
 import pytest
 
 from services.api.verrater.v1 import (
+    chat_pb2,
+    chat_pb2_grpc,
     events_pb2,
     game_pb2,
     game_pb2_grpc,
@@ -247,6 +249,42 @@ def test_keys_typed_while_others_decide_are_ignored_and_the_screen_says_so(
     waiting = hana.view().view
     ivo = next(seat.seat for seat in waiting.seats if seat.name == "Ivo")
     assert ivo in waiting.turn.seats
+    client.child.sendintr()
+    client.expect("You left the game")
+    assert client.finish() == 130
+
+
+def test_the_table_chat_shows_at_80x24_and_a_say_line_writes_to_it(
+    server: ServerProcess, spawn_client: SpawnClient, hana: Helper
+) -> None:
+    client = spawn_client(
+        "play", "--server", server.address, "--name", "Ivo", "--join", hana.table_id,
+        rows=24, columns=80,
+    )  # fmt: skip
+    client.next_frame(lambda f: "Hana must" in f.status or f.asks() is not None)
+    hana.sit()
+    chat = chat_pb2_grpc.ChatServiceStub(hana.channel)
+    chat.SendChatMessage(
+        chat_pb2.SendChatMessageRequest(table_id=hana.table_id, text="good luck, Ivo"),
+        metadata=hana.auth,
+    )
+    shown = client.next_frame(lambda f: "Hana: good luck, Ivo" in f.text)
+    assert len(shown.lines) == 24 and "Your hand:" in shown.text
+    # Typed at any time: the answer to a question, or nothing asked, a "/" line is chat.
+    client.type("/say thanks, you too\r")
+    client.next_frame(lambda f: "Ivo: thanks, you too" in f.text)
+    said = chat.WatchChat(
+        chat_pb2.WatchChatRequest(table_id=hana.table_id, backlog=10), metadata=hana.auth
+    )
+    texts = []
+    for response in said:
+        texts.append((response.message.display_name, response.message.text))
+        if len(texts) == 2:
+            break
+    said.cancel()
+    assert texts == [("Hana", "good luck, Ivo"), ("Ivo", "thanks, you too")]
+    client.type("/shout hi\r")
+    client.next_frame(lambda f: "/shout: type /say TEXT" in f.text)
     client.child.sendintr()
     client.expect("You left the game")
     assert client.finish() == 130
