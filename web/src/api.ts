@@ -6,6 +6,7 @@ import { Code, ConnectError, createClient, type CallOptions } from "@connectrpc/
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb";
 import { AiService } from "./gen/verrater/v1/ai_pb";
+import { ChatService } from "./gen/verrater/v1/chat_pb";
 import { RuleViolationDetailSchema, ViolationCode } from "./gen/verrater/v1/errors_pb";
 import { GameService } from "./gen/verrater/v1/game_pb";
 import { LobbyService } from "./gen/verrater/v1/lobby_pb";
@@ -19,6 +20,7 @@ const transport = createGrpcWebTransport({
 export const lobby = createClient(LobbyService, transport);
 export const game = createClient(GameService, transport);
 export const ai = createClient(AiService, transport);
+export const chat = createClient(ChatService, transport);
 
 export function auth(token: string, signal?: AbortSignal): CallOptions {
   return { headers: { authorization: `Bearer ${token}` }, signal };

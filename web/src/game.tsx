@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { auth, explain, game, newId, refusal, sleep } from "./api";
 import { Board } from "./board";
+import { Chat } from "./chat";
 import { ConflictDialog } from "./conflict";
 import { BuildingSide } from "./gen/verrater/v1/cards_pb";
 import { Phase, ScoreReason, type GameEvent } from "./gen/verrater/v1/events_pb";
@@ -265,6 +266,7 @@ export function GameScreen(props: { session: Session; gameId: string; tableId?: 
               onSubmit={submit}
             />
           )}
+          {tableId && <Chat session={session} tableId={tableId} />}
           <Players view={view} bonus={bonus} />
           <Happenings lines={log.map((event) => describe(event, view) ?? "")} />
           <RulesPanel ruleset={ruleset} players={view.seats.length} />
