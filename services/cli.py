@@ -72,6 +72,8 @@ def _bench_abuse(args: argparse.Namespace) -> int:
         fuzz_requests=args.fuzz_requests,
         guest_seconds=args.guest_seconds,
         seed=args.seed,
+        chat_watchers=args.chat_watchers,
+        chat_seconds=args.chat_seconds,
     )
     _print_figures(figures, as_json=args.json)
     return 0
@@ -422,6 +424,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     abuse.add_argument(
         "--guest-seconds", type=float, default=10.0, help="seconds of RegisterGuest flood"
+    )
+    abuse.add_argument(
+        "--chat-watchers", type=_positive, default=1_000, help="WatchChat streams on one table"
+    )
+    abuse.add_argument(
+        "--chat-seconds", type=float, default=10.0, help="seconds of chat flood at that table"
     )
     abuse.add_argument("--seed", type=int, default=0, help="seed of the fuzz corpus")
     abuse.add_argument("--json", action="store_true", help="print one JSON object")

@@ -17,7 +17,8 @@ def test_bench_abuse_attacks_a_served_backend_and_reports_its_figures() -> None:
     done = subprocess.run(
         [
             sys.executable, "-m", "services.cli", "bench", "abuse", "--play-messages", "3000",
-            "--fuzz-requests", "150", "--guest-seconds", "1", "--json",
+            "--fuzz-requests", "150", "--guest-seconds", "1", "--chat-watchers", "60",
+            "--chat-seconds", "2", "--json",
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=180, check=True,
     )  # fmt: skip
@@ -28,3 +29,6 @@ def test_bench_abuse_attacks_a_served_backend_and_reports_its_figures() -> None:
     assert figures["fuzz_requests"] == 150
     assert 1 <= figures["guests_accepted"] <= figures["guests_sent"]
     assert figures["canary_decisions"] > 0
+    assert figures["chat_watchers"] == 60
+    assert 1 <= figures["chat_accepted"] < figures["chat_sent"]  # the rates refused the rest
+    assert figures["chat_watchers_complete"] == 60  # every watcher heard every accepted one

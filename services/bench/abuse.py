@@ -10,7 +10,11 @@ benchmark's own, so it can sign its canary's and targets' tokens) is attacked in
 2. **the fuzz corpus** (services/bench/hostile.py, from `seed`): raw bytes and hostile messages
    for every RPC, with every kind of token, eight calls at a time. `unknown_statuses` counts the
    answers (and refused Play decisions) that were UNKNOWN or INTERNAL;
-3. **a guest flood**: RegisterGuest from one address, sixteen calls at a time, for
+3. **the chat attacks** (services/bench/chatflood.py): `chat_watchers` WatchChat streams on one
+   table, and a chat flood at it from its seated players and spectators for `chat_seconds`;
+   `chat_rss_growth_mb` is the server's memory growth with the watchers open and the flood
+   over, `chat_watchers_complete` how many watchers heard every message accepted;
+4. **a guest flood**: RegisterGuest from one address, sixteen calls at a time, for
    `guest_seconds`. `guests_per_s_accepted` is the rate accepted in its second half, once the
    bursts the limits allow are spent (`guests_accepted` counts them all).
 
@@ -38,6 +42,7 @@ from services.api.verrater.v1 import (
 from services.rpc import Role, TokenIssuer, bearer
 
 from .answers import send
+from .chatflood import chat_attack
 from .common import free_port, percentile, rss_mb, verrater_process, wait_until_serving
 from .game import Tally, play_games
 from .hostile import RandomDraw, Targets, api_methods, hostile_call
@@ -150,7 +155,15 @@ async def _guest_flood(channel: aio.Channel, seconds: float) -> tuple[int, int, 
 
 
 async def _run(
-    port: int, pid: int, *, play_messages: int, fuzz_requests: int, guest_seconds: float, seed: int
+    port: int,
+    pid: int,
+    *,
+    play_messages: int,
+    fuzz_requests: int,
+    guest_seconds: float,
+    seed: int,
+    chat_watchers: int,
+    chat_seconds: float,
 ) -> dict[str, float | int]:
     issuer = TokenIssuer(SECRET)
     async with aio.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -176,6 +189,9 @@ async def _run(
                 cut = await _unread_play(channel, targets.game_ids[0], seat_token, play_messages)
                 after = rss_mb(pid)
                 unknown, inconclusive = await _fuzz(channel, targets, fuzz_requests, seed)
+                chat_from = len(tally.latencies_ms)
+                chat = await chat_attack(port, pid, watchers=chat_watchers, seconds=chat_seconds)
+                chat_to = len(tally.latencies_ms)
                 sent, guests, per_second = await _guest_flood(channel, guest_seconds)
             finally:
                 canary.cancel()
@@ -185,7 +201,7 @@ async def _run(
             elapsed = time.monotonic() - started
     return {
         "rss_growth_mb": round(after - before, 1),
-        "unknown_statuses": unknown,
+        "unknown_statuses": unknown + int(chat["chat_unknown_statuses"]),
         "canary_p99_ms": round(percentile(tally.latencies_ms, 0.99), 1),
         "guests_per_s_accepted": round(per_second, 2),
         "guests_sent": sent,
@@ -198,6 +214,12 @@ async def _run(
         "canary_decisions": len(tally.latencies_ms),
         "canary_p50_ms": round(percentile(tally.latencies_ms, 0.50), 1),
         "canary_games": len(tally.finished),
+        **chat,
+        # The canary while the chat attacks ran, and while the others did.
+        "canary_p99_ms_chat": round(percentile(tally.latencies_ms[chat_from:chat_to], 0.99), 1),
+        "canary_p99_ms_other": round(
+            percentile(tally.latencies_ms[:chat_from] + tally.latencies_ms[chat_to:], 0.99), 1
+        ),
         "seconds": round(elapsed, 1),
     }
 
@@ -208,14 +230,19 @@ def run_abuse_bench(
     fuzz_requests: int = 3_000,
     guest_seconds: float = 10.0,
     seed: int = 0,
+    chat_watchers: int = 1_000,
+    chat_seconds: float = 10.0,
 ) -> dict[str, float | int]:
-    """Start a fresh embedded server, attack it (see the module), stop it; the figures."""
+    """Start a fresh embedded server, attack it (see the module), stop it; the figures. The
+    chat watchers all come from this machine's one address: the server allows that many
+    streams per address (the default limits otherwise)."""
     port = free_port()
     env = {
         "VERRATER_BIND": f"127.0.0.1:{port}",
         "VERRATER_TOKEN_SECRET": SECRET,
         "REDIS_URL": "",  # in memory
         "VERRATER_WEB_BIND": "",  # no browser door: the attacks speak gRPC
+        "VERRATER_STREAMS_PER_PEER": str(max(256, chat_watchers + 64)),
     }
     with verrater_process(["serve"], env) as server:
         return asyncio.run(
@@ -226,5 +253,7 @@ def run_abuse_bench(
                 fuzz_requests=fuzz_requests,
                 guest_seconds=guest_seconds,
                 seed=seed,
+                chat_watchers=chat_watchers,
+                chat_seconds=chat_seconds,
             )
         )
