@@ -88,12 +88,21 @@ async def test_a_follower_resumes_from_a_cursor_with_nothing_missed_or_doubled(
     assert received == [f"m{n}" for n in range(2, 40)]
 
 
+async def _until(condition: Callable[[], bool]) -> None:
+    async def waited() -> None:
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(waited(), PATIENCE_S)
+
+
 async def test_a_follower_that_falls_behind_re_reads_and_misses_nothing(store: ChatStore) -> None:
-    head = await store.head(TABLE)
-    following = store.follow(TABLE, head)
+    following = store.follow(TABLE, await store.head(TABLE))
+    first = asyncio.ensure_future(anext(following))
+    await _until(lambda: store.live_followers == 1)  # live: what comes next is handed over
     await _append(store, 0)
-    assert (await anext(following)).text == "m0"
-    for n in range(1, 30):  # more than its inbox holds, while it takes none
+    assert (await asyncio.wait_for(first, PATIENCE_S)).text == "m0"
+    for n in range(1, 30):  # more than its inbox holds (4), while it takes none
         await _append(store, n)
     taken = [(await asyncio.wait_for(anext(following), PATIENCE_S)).text for _ in range(29)]
     await following.aclose()
@@ -176,3 +185,25 @@ def test_a_tables_chat_keys_sit_in_its_games_slot_beside_its_log() -> None:
     assert chat.chat_key(TABLE) != log
     assert key_slot(chat.chat_key(TABLE).encode()) == key_slot(log.encode())
     assert chat.chat_key(TABLE).startswith("verrater:{g0123456789ab}:")
+
+
+async def test_a_follower_that_stops_taking_messages_is_cut_off_as_a_slow_reader(
+    store: ChatStore,
+) -> None:
+    cut: list[ServiceError] = []
+    following = store.follow(
+        TABLE, await store.head(TABLE), max_waiting=4, stall_limit=0.0, on_cut=cut.append
+    )
+    first = asyncio.ensure_future(anext(following))
+    await _until(lambda: store.live_followers == 1)
+    await _append(store, 0)
+    assert (await asyncio.wait_for(first, PATIENCE_S)).text == "m0"
+    for n in range(1, 20):  # while its consumer holds m0 and takes nothing more
+        await _append(store, n)
+    await _until(lambda: bool(cut))
+    assert cut[0].reason is Reason.SLOW_READER
+    with pytest.raises(ServiceError) as ended:
+        while True:
+            await asyncio.wait_for(anext(following), PATIENCE_S)
+    assert ended.value.reason is Reason.SLOW_READER
+    assert store.live_followers == 0
