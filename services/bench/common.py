@@ -182,7 +182,7 @@ def verrater_process(
                 child.wait()
 
 
-async def wait_until_serving(channel: aio.Channel, timeout: float = 60.0) -> None:
+async def wait_until_serving(channel: aio.Channel, timeout: float = 180.0) -> None:
     """Return once the server behind `channel` reports SERVING on the gRPC health service."""
     stub: Any = health_pb2_grpc.HealthStub(channel)  # the health stubs type the sync API only
     deadline = time.monotonic() + timeout
