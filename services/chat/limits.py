@@ -34,7 +34,9 @@ DEFAULT_LIMITS = ChatLimits()
 
 def wait_ms(tokens: float, rate: Rate) -> int:
     """How long until a bucket holding `tokens` holds one (ms, rounded up)."""
-    return int((1.0 - tokens) / rate.per_second * 1000) + 1
+    # The bucket's float arithmetic lands a hair either side of whole milliseconds (989.99999
+    # or 990.00001 for the same wait, by the clock's magnitude): a microsecond's slack first.
+    return int((1.0 - tokens) / rate.per_second * 1000 + 1e-6) + 1
 
 
 class TokenBuckets:

@@ -46,6 +46,7 @@ def _seen(answer: Answer) -> None:
 def test_every_rpc_of_the_api_is_fuzzed() -> None:
     services = {method.path.split("/")[1] for method in METHODS}
     assert services == {
+        "verrater.v1.ChatService",
         "verrater.v1.AiService",
         "verrater.v1.GameService",
         "verrater.v1.LobbyService",
