@@ -15,6 +15,7 @@ import pytest
 
 from services.api.verrater.v1 import commands_pb2, game_pb2
 from services.eventstore import EventStore, InMemoryEventStore
+from services.game import server as game_server
 from services.game.server import MAX_COMMANDS_PER_CALL
 from services.rpc import bearer
 from tests.game.harness import Client, running_server
@@ -170,6 +171,10 @@ async def test_the_commands_of_concurrent_calls_are_taken_one_at_a_time_and_peop
                 taking.remove(more["command_id"])
 
         monkeypatch.setattr(app, "submit", slow_submit)
+        # A command holds the turn HOLD_S at most (then waits beside the others, for a store
+        # that does not answer): here the store answers, however slowly a busy machine runs
+        # this test's 50 ms decisions, so the hold must outlast them.
+        monkeypatch.setattr(game_server, "HOLD_S", 30.0)
         games = [await client.create_game(4) for _ in range(3)]
         turns = [await _turn(client, game_id) for game_id in games]
 
