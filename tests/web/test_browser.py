@@ -53,7 +53,16 @@ def watched(page: Any) -> list[str]:
             failures.append(f"console: {message.text}") if message.type == "error" else None
         ),
     )
-    page.on("requestfailed", lambda request: failures.append(f"failed: {request.url}"))
+    # A stream the page itself closes (the chat's, when it opens it again from its cursor) is
+    # aborted by the browser, not failed by the server.
+    page.on(
+        "requestfailed",
+        lambda request: (
+            failures.append(f"failed: {request.url} ({request.failure})")
+            if request.failure != "net::ERR_ABORTED"
+            else None
+        ),
+    )
     return failures
 
 
