@@ -324,6 +324,9 @@ class LobbyTables:
             raise ServiceError(Reason.PLAYER_NOT_FOUND, f"no player with id {player_id!r}")
         return player.name
 
+    def table_of_game(self, game_id: str) -> str:
+        return table_of_game(game_id)
+
 
 def _notifications(config: Config) -> Notifications:
     """One per process, shared by its game and lobby services: in memory in embedded mode, on

@@ -67,7 +67,7 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
         """Write one message to a channel of a table."""
         message = await self.app.send(
             authenticated(),
-            _table_id(request.table_id),
+            self.app.table_named(request.table_id, request.game_id),
             channel_from_proto(request.channel),
             request.text,
         )
@@ -79,7 +79,7 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
         """The table's messages the caller may read, after a cursor, then live."""
         messages = await self.app.watch(
             authenticated(),
-            _table_id(request.table_id),
+            self.app.table_named(request.table_id, request.game_id),
             request.cursor,
             request.backlog,
             on_cut=cutting_off(context),

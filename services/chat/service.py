@@ -57,6 +57,9 @@ class Tables(Protocol):
     async def display_name(self, player_id: str) -> str:
         """The player's display name; PLAYER_NOT_FOUND for a player the lobby does not know."""
 
+    def table_of_game(self, game_id: str) -> str:
+        """The table whose game `game_id` is; "" for a game the lobby did not start."""
+
 
 def _not_a_bot(identity: Identity) -> None:
     if identity.role is Role.SERVICE:
@@ -99,6 +102,24 @@ class ChatApplication:
         self._clock = clock
         self._senders = TokenBuckets()
         self._mutes: OrderedDict[str, tuple[frozenset[str], float]] = OrderedDict()
+
+    def table_named(self, table_id: str, game_id: str) -> str:
+        """The table a request names: by its id, or by its game's id (exactly one of the two)."""
+        if table_id and game_id:
+            raise ServiceError(
+                Reason.MALFORMED_REQUEST,
+                "give table_id or game_id, not both",
+                field="game_id",
+            )
+        if not game_id:
+            return checked_id(table_id, "table_id")
+        table = self.tables.table_of_game(checked_id(game_id, "game_id"))
+        if not table:
+            raise ServiceError(
+                Reason.TABLE_NOT_FOUND,
+                f"game {game_id} has no table (a sandbox game): only the lobby's games have a chat",
+            )
+        return table
 
     async def send(
         self, identity: Identity, table_id: str, channel: Channel | None, text: str

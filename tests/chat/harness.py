@@ -83,21 +83,28 @@ class ChatStack:
         table_id: str,
         text: str,
         channel: int = chat_pb2.CHAT_CHANNEL_UNSPECIFIED,
+        game_id: str = "",
     ) -> chat_pb2.ChatMessage:
+        """Send `text` to the table (or, with `game_id`, to the table of that game)."""
         metadata = who.metadata if isinstance(who, Player) else who
         answer = await self.chat.SendChatMessage(
-            chat_pb2.SendChatMessageRequest(table_id=table_id, channel=channel, text=text),
+            chat_pb2.SendChatMessageRequest(
+                table_id=table_id, channel=channel, text=text, game_id=game_id
+            ),
             metadata=metadata,
         )
         return answer.message
 
     @asynccontextmanager
     async def watching(
-        self, who: Player, table_id: str, cursor: str = "", backlog: int = 0
+        self, who: Player, table_id: str, cursor: str = "", backlog: int = 0, game_id: str = ""
     ) -> AsyncIterator[Watcher]:
+        """A WatchChat stream of the table (or, with `game_id`, of that game's table)."""
         watcher = Watcher()
         call = self.chat.WatchChat(
-            chat_pb2.WatchChatRequest(table_id=table_id, cursor=cursor, backlog=backlog),
+            chat_pb2.WatchChatRequest(
+                table_id=table_id, cursor=cursor, backlog=backlog, game_id=game_id
+            ),
             metadata=who.metadata,
         )
         watcher.task = asyncio.create_task(watcher.collect(call))

@@ -291,3 +291,42 @@ async def test_an_unknown_table_is_not_found(stack: ChatStack) -> None:
     ada = await stack.player("Ada")
     await refused(C.NOT_FOUND, "TABLE_NOT_FOUND", stack.say(ada, "nosuchtable", "hello"))
     await refused(C.INVALID_ARGUMENT, "INVALID_ID", stack.say(ada, "no such table", "hello"))
+
+
+async def test_a_spectator_who_knows_only_the_game_reads_and_writes_its_tables_chat(
+    stack: ChatStack,
+) -> None:
+    """A link to a running game names the game, not its table: `game_id` instead of
+    `table_id` reaches the same chat, with the same channels."""
+    ada, bea, cem = await _three(stack)
+    fan = await stack.player("Fan")
+    table_id = await stack.table(ada, bea, cem)
+    answer = await stack.lobby.GetTable(
+        lobby_pb2.GetTableRequest(table_id=table_id), metadata=ada.metadata
+    )
+    game_id = answer.table.game_id
+    assert game_id and game_id != table_id
+    async with stack.watching(fan, "", game_id=game_id) as stands:
+        await stack.say(ada, table_id, "welcome to the stands")
+        cheer = await stack.say(fan, "", "go Ada!", game_id=game_id)
+        await stands.got("go Ada!")
+    assert stands.texts == ["welcome to the stands", "go Ada!"]
+    assert (cheer.table_id, cheer.channel, cheer.sender_id) == (
+        table_id,
+        SPECTATORS,
+        fan.player_id,
+    )
+
+
+async def test_a_chat_is_named_by_its_table_or_its_game_never_both(stack: ChatStack) -> None:
+    ada, bea, cem = await _three(stack)
+    table_id = await stack.table(ada, bea, cem)
+    answer = await stack.lobby.GetTable(
+        lobby_pb2.GetTableRequest(table_id=table_id), metadata=ada.metadata
+    )
+    both = stack.say(ada, table_id, "hello", game_id=answer.table.game_id)
+    info = await refused(C.INVALID_ARGUMENT, "MALFORMED_REQUEST", both)
+    assert info.metadata["field"] == "game_id"
+    # A game the lobby did not start (a sandbox's) has no table and no chat.
+    await refused(C.NOT_FOUND, "TABLE_NOT_FOUND", stack.say(ada, "", "hello", game_id="sandbox1"))
+    await refused(C.INVALID_ARGUMENT, "INVALID_ID", stack.say(ada, "", "hi", game_id="no such"))

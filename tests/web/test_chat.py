@@ -10,6 +10,7 @@ from typing import Any
 
 from playwright.sync_api import expect
 
+from services.lobby.model import game_id_of
 from tests.web.conftest import Served
 from tests.web.play import DESKTOP, PHONE, new_game_against_bots, register
 
@@ -75,3 +76,40 @@ def test_the_chat_speaks_german(browser: Any, served: Served) -> None:
     page.get_by_role("button", name="Senden").click()
     expect(chat.locator("li")).to_have_text(["Plauderer: Viel Glück!"])
     context.close()
+
+
+def test_a_spectator_by_a_link_to_the_game_reads_the_table_and_talks_in_the_stands(
+    browser: Any, served: Served
+) -> None:
+    """`#watch/<game>` names the game only: the page asks for the chat by the game's id. The
+    spectator reads the table's channel and writes to the stands, which the seated player does
+    not see while the game runs."""
+    player = browser.new_context(viewport=DESKTOP, locale="en-US")
+    desk = player.new_page()
+    register(desk, served, "Seated")
+    new_game_against_bots(desk, players=3)
+    table_id = desk.url.rsplit("#play/", 1)[1]
+    desk.get_by_label("Your message").fill("hello, stands")
+    desk.get_by_role("button", name="Send").click()
+    seated_chat = desk.get_by_test_id("chat")
+    expect(seated_chat.locator("li")).to_have_text(["Seated: hello, stands"])
+
+    fan = browser.new_context(viewport=DESKTOP, locale="en-US")
+    stands = fan.new_page()
+    register(stands, served, "Fan")
+    stands.goto(f"{served.url}/#watch/{game_id_of(table_id)}")
+    stands.locator(".game").wait_for(timeout=30_000)
+    chat = stands.get_by_test_id("chat")
+    expect(chat.locator("li")).to_have_text(["Seated: hello, stands"])
+    stands.get_by_label("Your message").fill("go, Seated!")
+    stands.get_by_role("button", name="Send").click()
+    expect(chat.locator("li")).to_have_count(2)
+    expect(chat.locator("li").last).to_contain_text("Fan: go, Seated!")
+    expect(chat.locator("li .stands")).to_have_count(1)
+    # The seated player's chat follows the table's stream in order: a message written after
+    # the spectator's arrives with nothing from the stands before it.
+    desk.get_by_label("Your message").fill("thanks")
+    desk.get_by_role("button", name="Send").click()
+    expect(seated_chat.locator("li")).to_have_text(["Seated: hello, stands", "Seated: thanks"])
+    fan.close()
+    player.close()

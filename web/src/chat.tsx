@@ -1,10 +1,11 @@
-// The table's chat beside the board: WatchChat from the last cursor (resumed after a dropped
+// The table's chat beside the board (named by the table, or for a spectator who came by a link
+// to the game, by the game): WatchChat from the last cursor (resumed after a dropped
 // stream: nothing missed, nothing repeated) and SendChatMessage, as docs/CLIENTS.md's "Table
 // chat" says. Collapsible (collapsed at first on a phone), with the count of messages that came
 // while it was collapsed. What the server refuses (too fast, too long, closed) is worded from the
 // refusal's reason.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { auth, chat, explain, sleep } from "./api";
+import { auth, chat, explain, refusal, sleep } from "./api";
 import { ChatChannel, type ChatMessage } from "./gen/verrater/v1/chat_pb";
 import { t } from "./i18n";
 import type { Session } from "./session";
@@ -15,8 +16,15 @@ const BACKLOG = 50;
 const MAX_CHARACTERS = 280;
 const NARROW = "(max-width: 899px)";
 
-export function Chat(props: { session: Session; tableId: string }) {
-  const { session, tableId } = props;
+/** Which table's chat: by the table's id, or by its game's (a spectator's link names the game). */
+export type ChatPlace = { tableId: string; gameId?: undefined } | { gameId: string; tableId?: undefined };
+
+export function Chat(props: { session: Session } & ChatPlace) {
+  const { session } = props;
+  const place = props.tableId ? { tableId: props.tableId } : { gameId: props.gameId };
+  const key = props.tableId ?? `game:${props.gameId}`;
+  // A game without a table (a sandbox) has no chat: the panel goes.
+  const [none, setNone] = useState(false);
   const [messages, setMessages] = useState<ChatMessage[]>([]);
   const [open, setOpen] = useState(() => !window.matchMedia(NARROW).matches);
   const [unread, setUnread] = useState(0);
@@ -38,7 +46,7 @@ export function Chat(props: { session: Session; tableId: string }) {
       for (let attempt = 0; !stop.signal.aborted; attempt++) {
         try {
           const stream = chat.watchChat(
-            { tableId, cursor, backlog: cursor ? 0 : BACKLOG },
+            { ...place, cursor, backlog: cursor ? 0 : BACKLOG },
             auth(await session.token(), stop.signal),
           );
           for await (const answer of stream) {
@@ -50,6 +58,10 @@ export function Chat(props: { session: Session; tableId: string }) {
           }
         } catch (error) {
           if (stop.signal.aborted) return;
+          if (place.gameId && refusal(error).reason === "TABLE_NOT_FOUND") {
+            setNone(true);
+            return;
+          }
           setProblem(explain(error));
         }
         await sleep(Math.min(10_000, 300 * 2 ** attempt), stop.signal);
@@ -57,7 +69,7 @@ export function Chat(props: { session: Session; tableId: string }) {
     };
     follow();
     return () => stop.abort();
-  }, [tableId]);
+  }, [key]);
 
   useEffect(() => {
     const shown = list.current;
@@ -71,7 +83,7 @@ export function Chat(props: { session: Session; tableId: string }) {
     setProblem("");
     const sent = text;
     try {
-      await chat.sendChatMessage({ tableId, text: sent }, auth(await session.token()));
+      await chat.sendChatMessage({ ...place, text: sent }, auth(await session.token()));
       setText((typed) => (typed === sent ? "" : typed)); // not what was typed meanwhile
     } catch (error) {
       setProblem(explain(error));
@@ -80,6 +92,7 @@ export function Chat(props: { session: Session; tableId: string }) {
     }
   };
 
+  if (none) return null;
   return (
     <section class="panel chat" aria-labelledby="chat-title" data-testid="chat">
       <h2 id="chat-title">

@@ -54,7 +54,8 @@ export function GameScreen(props: { session: Session; gameId: string; tableId?: 
   const [selected, setSelected] = useState<number[]>([]);
   const [first, setFirst] = useState<number | null>(null);
   const [buildAt, setBuildAt] = useState<number | null>(null);
-  const [turnSeconds, setTurnSeconds] = useState(0);
+  // The table's time per decision, from the game's first event; null until it is seen.
+  const [turnSeconds, setTurnSeconds] = useState<number | null>(null);
   const [now, setNow] = useState(0);
   const latest = useRef<PlayerView | null>(null);
   const serverClock = useRef(new ServerClock());
@@ -211,7 +212,10 @@ export function GameScreen(props: { session: Session; gameId: string; tableId?: 
   };
 
   let clockText = "";
-  if (deadline && now) {
+  // No clock until the game's first event says the turn time: the first frames come before the
+  // server's clock is known, and a browser's clock behind the server's would show more than
+  // the turn allows.
+  if (deadline && now && turnSeconds !== null) {
     const left = Number(deadline.seconds) * 1000 + deadline.nanos / 1e6 - now;
     // The server's deadlines are exact: a turn never has more than the table's turn time.
     clockText = clock(turnSeconds ? Math.min(left, turnSeconds * 1000) : left);
@@ -266,7 +270,7 @@ export function GameScreen(props: { session: Session; gameId: string; tableId?: 
               onSubmit={submit}
             />
           )}
-          {tableId && <Chat session={session} tableId={tableId} />}
+          {tableId ? <Chat session={session} tableId={tableId} /> : <Chat session={session} gameId={gameId} />}
           <Players view={view} bonus={bonus} />
           <Happenings lines={log.map((event) => describe(event, view) ?? "")} />
           <RulesPanel ruleset={ruleset} players={view.seats.length} />

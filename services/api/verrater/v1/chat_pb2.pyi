@@ -96,15 +96,19 @@ class SendChatMessageRequest(google.protobuf.message.Message):
     TABLE_ID_FIELD_NUMBER: builtins.int
     CHANNEL_FIELD_NUMBER: builtins.int
     TEXT_FIELD_NUMBER: builtins.int
+    GAME_ID_FIELD_NUMBER: builtins.int
     table_id: builtins.str
+    'The table, or instead `game_id`: exactly one of the two.'
     channel: Global___ChatChannel.ValueType
     'Unspecified: CHAT_CHANNEL_TABLE for the seated and the host, CHAT_CHANNEL_SPECTATORS for\n    everybody else.\n    '
     text: builtins.str
+    game_id: builtins.str
+    "Instead of `table_id`: a game the lobby started, for its table's chat (a spectator who\n    followed a link to the game knows only its id). NOT_FOUND `TABLE_NOT_FOUND` for a game\n    without a table (a sandbox game).\n    "
 
-    def __init__(self, *, table_id: builtins.str=..., channel: Global___ChatChannel.ValueType=..., text: builtins.str=...) -> None:
+    def __init__(self, *, table_id: builtins.str=..., channel: Global___ChatChannel.ValueType=..., text: builtins.str=..., game_id: builtins.str=...) -> None:
         ...
 
-    def ClearField(self, field_name: typing.Literal['channel', b'channel', 'table_id', b'table_id', 'text', b'text']) -> None:
+    def ClearField(self, field_name: typing.Literal['channel', b'channel', 'game_id', b'game_id', 'table_id', b'table_id', 'text', b'text']) -> None:
         ...
 Global___SendChatMessageRequest: typing_extensions.TypeAlias = SendChatMessageRequest
 
@@ -133,16 +137,20 @@ class WatchChatRequest(google.protobuf.message.Message):
     TABLE_ID_FIELD_NUMBER: builtins.int
     CURSOR_FIELD_NUMBER: builtins.int
     BACKLOG_FIELD_NUMBER: builtins.int
+    GAME_ID_FIELD_NUMBER: builtins.int
     table_id: builtins.str
+    'The table, or instead `game_id`: exactly one of the two.'
     cursor: builtins.str
     "Send what came after this cursor (a ChatMessage's `cursor`); empty: the latest `backlog`\n    messages, then what is written from now on.\n    "
     backlog: builtins.int
     'Without a cursor: how many of the latest messages to send first (0 to 200).'
+    game_id: builtins.str
+    "Instead of `table_id`: a game the lobby started, for its table's chat (as in\n    SendChatMessageRequest).\n    "
 
-    def __init__(self, *, table_id: builtins.str=..., cursor: builtins.str=..., backlog: builtins.int=...) -> None:
+    def __init__(self, *, table_id: builtins.str=..., cursor: builtins.str=..., backlog: builtins.int=..., game_id: builtins.str=...) -> None:
         ...
 
-    def ClearField(self, field_name: typing.Literal['backlog', b'backlog', 'cursor', b'cursor', 'table_id', b'table_id']) -> None:
+    def ClearField(self, field_name: typing.Literal['backlog', b'backlog', 'cursor', b'cursor', 'game_id', b'game_id', 'table_id', b'table_id']) -> None:
         ...
 Global___WatchChatRequest: typing_extensions.TypeAlias = WatchChatRequest
 
