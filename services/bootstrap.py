@@ -63,7 +63,9 @@ from services.game.timers import InMemoryTurnTimers, RedisTurnTimers, TimerSweep
 from services.handlers import Followers, message_bus
 from services.lobby.gateway import GrpcGameGateway, validate_setup
 from services.lobby.model import TableStatus, game_id_of, table_of_game
+from services.lobby.progress import InMemoryProgressBoard, ProgressBoard
 from services.lobby.redis_migrate import migrate_when_reachable
+from services.lobby.redis_progress import RedisProgressBoard
 from services.lobby.redis_store import RedisLobbyStore
 from services.lobby.server import LobbyServicer
 from services.lobby.service import LobbyApplication, LobbyLimits
@@ -177,6 +179,8 @@ class Backend:
     publisher: Publisher | None = None
     #: Every table's chat, shared by the game (which closes it) and the lobby (which serves it).
     chat: ChatStore | None = None
+    #: Where each table's game stands: written by the game's handlers, read by ListMyGames.
+    progress: ProgressBoard | None = None
     closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
 
     async def stop(self, grace: float | None = 5.0) -> None:
@@ -413,6 +417,12 @@ async def start_backend(
             RedisChat(config.redis_url, tag_of=game_id_of) if config.redis_url else InMemoryChat()
         )
         backend.closers.append(backend.chat.close)
+        backend.progress = (
+            RedisProgressBoard.from_url(config.redis_url)
+            if config.redis_url
+            else InMemoryProgressBoard()
+        )
+        backend.closers.append(backend.progress.close)
     if "game" in services:
         assert backend.publisher is not None
         store = event_store or open_store(
@@ -430,7 +440,7 @@ async def start_backend(
         assert backend.chat is not None
         endings = GameEndings(backend.chat.game_ended, table_of_game, clock=clock)
         backend.closers.append(endings.close)
-        bus = message_bus(Followers(players, feed, scheduler, endings))
+        bus = message_bus(Followers(players, feed, scheduler, endings, backend.progress))
         timers = _turn_timers(config, store, backend.closers)
         recheck_ms = int(config.bot_resend_seconds * 1000) if scheduler is not None else 0
         backend.game = GameApplication(
@@ -473,6 +483,7 @@ async def start_backend(
             limits=lobby_limits(config),
             quick_match_turn_seconds=config.quick_match_turn_seconds,
             notifier=LobbyNotifier(backend.publisher),
+            progress=backend.progress,
         )
         backend.closers.append(backend.lobby.close)
         streams = NotificationStreams(

@@ -8,10 +8,11 @@ not import. Here each message meets them. services/bootstrap.py builds the `Foll
 `message_bus(followers)`, and gives the game service and the sweeper the bus's `handle`.
 
 Each handler is quick and never waits: it hands its work to a queue of its own (the bot
-launcher, the finished-game feed, the notification publisher), so a command never waits for a
-bot, the stats or a notification store. Repeats are harmless (a bot turn is decided once per
-seat and version, the stats record a game once, notifications are deduplicated), which is what
-lets a state be announced again when nobody knows whether it was announced.
+launcher, the finished-game feed, the notification publisher, the lobby's progress board), so
+a command never waits for a bot, the stats, a notification store or the lobby. Repeats are
+harmless (a bot turn is decided once per seat and version, the stats record a game once,
+notifications are deduplicated, the board keeps the newest version), which is what lets a
+state be announced again when nobody knows whether it was announced.
 
 Not here, on purpose: watchers wait on the cached game itself, which wakes them whenever it
 advances, whoever appended; the wake-up a state needs is written by the game service around
@@ -39,6 +40,8 @@ from services.game.announcements import (
     TurnTimerRunningOut,
     WatcherArrived,
 )
+from services.lobby.model import table_of_game
+from services.lobby.progress import ProgressBoard, summarize
 from services.messagebus import MessageBus
 from services.notifications import GameNotifier
 from services.stats import FinishedGameFeed
@@ -56,6 +59,15 @@ class Followers:
     bots: BotScheduler | None = None
     #: Closes a table's chat some time after its game ended (None: no chat in this process).
     chat: GameEndings | None = None
+    #: Keeps where each table's game stands, for ListMyGames (None: not in this process).
+    progress: ProgressBoard | None = None
+
+
+def record_progress(news: AtRest, to: Followers) -> None:
+    """Where a table's game stands goes to the lobby's progress board (ListMyGames reads it
+    instead of loading the game); the board keeps the newest version it is given."""
+    if to.progress is not None and table_of_game(news.game_id):
+        to.progress.post(news.game_id, summarize(news.state, news.deadline_ms))
 
 
 def announce_bot_turns(news: AtRest, to: Followers) -> None:
@@ -122,19 +134,32 @@ def warn_player(news: TurnTimerRunningOut, to: Followers) -> None:
 #: Every message the game service publishes, and its handlers in the order they act.
 HANDLERS: dict[type, tuple[Callable[[Any, Followers], None], ...]] = {
     BatchAppended: (
+        record_progress,
         announce_bot_turns,
         pace_bot_turns,
         record_if_over,
         close_chat_if_over,
         tell_players,
     ),
-    GameLoaded: (announce_bot_turns, record_if_over, close_chat_if_over, tell_players_again),
-    WatcherArrived: (announce_bot_turns, record_if_over, close_chat_if_over, tell_players_again),
+    GameLoaded: (
+        record_progress,
+        announce_bot_turns,
+        record_if_over,
+        close_chat_if_over,
+        tell_players_again,
+    ),
+    WatcherArrived: (
+        record_progress,
+        announce_bot_turns,
+        record_if_over,
+        close_chat_if_over,
+        tell_players_again,
+    ),
     TurnTimerRanOut: (stand_in,),
     TurnTimerRunningOut: (warn_player,),
-    BotsOverdue: (announce_bot_turns, tell_players),
-    PersonsTurnLookedAt: (tell_players,),
-    GameOverLookedAt: (record_if_over, close_chat_if_over, tell_players),
+    BotsOverdue: (record_progress, announce_bot_turns, tell_players),
+    PersonsTurnLookedAt: (record_progress, tell_players),
+    GameOverLookedAt: (record_progress, record_if_over, close_chat_if_over, tell_players),
 }
 
 

@@ -70,6 +70,12 @@ def peer_hosting_key(peer: str) -> str:
     return f"{PREFIX}:peer-hosting:{peer}"
 
 
+def progress_key(game_id: str) -> str:
+    """Where the game stands (services/lobby/progress.py): in the game's slot, beside its log
+    (whose keys share the hash tag ``{<game id>}``)."""
+    return f"{PREFIX}:{{{game_id}}}:progress"
+
+
 def request_key(key: str) -> str:
     return f"{PREFIX}:request:{key}"
 

@@ -25,6 +25,7 @@ from services.tasks import cancel_and_wait
 
 from . import credentials, model
 from .model import GameProgress, Player, Table, TableStatus
+from .progress import ProgressBoard
 from .store import FINISHED_KEPT, LobbyStore
 
 log = logging.getLogger("verrater.lobby")
@@ -36,7 +37,7 @@ BOT_FILL_SWEEP_SECONDS = 0.25
 #: lobby). Checked before the write, so two simultaneous creates may both pass: a soft limit.
 #: The same holds for the tables per network peer (LobbyLimits.tables_per_peer).
 MAX_HOSTED_TABLES = 3
-#: The most tables ListMyGames looks at (newest first): each started one costs a view.
+#: The most tables ListMyGames looks at (newest first).
 MY_TABLES_LOOKED_AT = 50
 
 
@@ -135,11 +136,14 @@ class LobbyApplication:
         quick_match_turn_seconds: int = QUICK_MATCH_TURN_SECONDS,
         clock: Callable[[], float] = time.time,
         notifier: LobbyNotifier | None = None,
+        progress: ProgressBoard | None = None,
     ) -> None:
         """`quick_match_turn_seconds`: the turn timer of the tables QuickMatch opens (strangers
         play there: nobody may stall a game); `notifier` hears of every table that became full,
-        starting or started."""
+        starting or started; `progress` is where the game replicas keep each game's summary
+        (ListMyGames asks the game service only of a game it has none of)."""
         self.store = store
+        self.progress = progress
         self._quick_match_turn_seconds = quick_match_turn_seconds
         self.issuer = issuer
         self.games = games
@@ -412,26 +416,21 @@ class LobbyApplication:
         """The caller's running games, then their open tables, then their newest finished
         games, each group newest first: where to go back to after a restart.
 
-        The started games among the newest MY_TABLES_LOOKED_AT tables are asked for their
-        progress at once; a game seen finished moves to the player's results (the newest
-        FINISHED_KEPT), so it is not asked again. A game service that cannot be reached fails
-        the whole list (GAME_SERVICE_UNAVAILABLE: retry) rather than leaving games out.
+        The started games among the newest MY_TABLES_LOOKED_AT tables are read from the
+        progress board in one round trip (no game is loaded); only a game the board has no
+        summary of is asked of the game service. A game seen finished moves to the player's
+        results (the newest FINISHED_KEPT), so it is not read again. A game service that cannot
+        be reached when it must be asked fails the whole list (GAME_SERVICE_UNAVAILABLE: retry)
+        rather than leaving games out.
         """
         player_id = identity.subject
         tables = await self.store.tables(await self.store.my_tables(player_id, MY_TABLES_LOOKED_AT))
         started = [t for t in tables if t.status is TableStatus.STARTED]
-        answers = await asyncio.gather(
-            *(self.games.progress(t.game_id, t.seat_of(player_id)) for t in started),
-            return_exceptions=True,
-        )
-        progress: list[GameProgress | None] = []
-        for answer in answers:
-            if isinstance(answer, BaseException):
-                raise answer
-            progress.append(answer)
+        progress = await self._progress(started, player_id)
         running: list[MyGame] = []
         finished: list[MyGame] = []
-        for table, game in zip(started, progress, strict=True):
+        for table in started:
+            game = progress[table.game_id]
             if game is not None and game.finished:
                 await self.store.record_finished(player_id, table, game)
                 finished.append(MyGame(table, table.seat_of(player_id), game))
@@ -444,6 +443,29 @@ class LobbyApplication:
             finished.append(MyGame(table, table.seat_of(player_id), kept[table.table_id]))
         finished.sort(key=lambda game: game.table.created_at_ms, reverse=True)
         return running + waiting + finished[:FINISHED_KEPT]
+
+    async def _progress(
+        self, started: list[Table], player_id: str
+    ) -> dict[str, GameProgress | None]:
+        """Where each started game stands for the player's seat (None: the game service does
+        not know the game), from the board, else from the game service."""
+        game_ids = [table.game_id for table in started]
+        summaries = await self.progress.summaries(game_ids) if self.progress is not None else {}
+        found: dict[str, GameProgress | None] = {
+            table.game_id: summaries[table.game_id].progress(table.seat_of(player_id))
+            for table in started
+            if table.game_id in summaries
+        }
+        asked = [table for table in started if table.game_id not in summaries]
+        answers = await asyncio.gather(
+            *(self.games.progress(t.game_id, t.seat_of(player_id)) for t in asked),
+            return_exceptions=True,
+        )
+        for table, answer in zip(asked, answers, strict=True):
+            if isinstance(answer, BaseException):
+                raise answer
+            found[table.game_id] = answer
+        return found
 
     async def watch(self, table_id: str) -> AsyncIterator[Table]:
         """The table now and after every change, until its game starts or it closes."""

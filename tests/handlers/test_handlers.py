@@ -34,6 +34,7 @@ from services.game.timers import InMemoryTurnTimers, TimerSweeper
 from services.game.values import NewGame, Resting
 from services.handlers import HANDLERS, Followers, message_bus
 from services.lobby.model import table_of_game
+from services.lobby.progress import InMemoryProgressBoard, summarize
 from services.messagebus import MessageBus
 from services.notifications import GameNotifier, InMemoryNotifications, Publisher
 from services.stats import FinishedGameFeed, InMemoryStats
@@ -63,6 +64,7 @@ class Replica:
     clock: Clock = field(default_factory=Clock)
     chat: InMemoryChat = field(default_factory=InMemoryChat)
     endings: GameEndings | None = None
+    progress: InMemoryProgressBoard = field(default_factory=InMemoryProgressBoard)
     launched: list[BotTurn] = field(default_factory=list)
     paced: list[float] = field(default_factory=list)
 
@@ -70,7 +72,9 @@ class Replica:
         scheduler = BotScheduler(self.launched.append, on_moved=self.paced.append)
         players = GameNotifier(self.publisher, clock=self.clock)
         self.endings = GameEndings(self.chat.game_ended, table_of_game, clock=self.clock)
-        return message_bus(Followers(players, self.feed, scheduler if bots else None, self.endings))
+        return message_bus(
+            Followers(players, self.feed, scheduler if bots else None, self.endings, self.progress)
+        )
 
     def game(self) -> GameApplication:
         """A game service that announces nothing: the tests publish what it would."""
@@ -167,6 +171,24 @@ async def test_the_end_of_a_tables_game_closes_its_chat_later_once(replica: Repl
     bus.handle(GameLoaded(game_id, end.state, end.decision, None))  # told again, an hour later
     await replica.endings.settled()
     assert await replica.chat.ended_at(table_id) == end.decision.recorded_at_ms
+
+
+async def test_where_a_tables_game_stands_reaches_the_lobbys_board(replica: Replica) -> None:
+    app = replica.game()
+    game_id, _ = await app.start_game(NewGame(players=3, game_id="g0123456789ab", seats=PEOPLE))
+    sandbox, _ = await app.start_game(NewGame(players=3, game_id="sandbox", seats=PEOPLE))
+    bus = replica.bus()
+    start = await app.resting(game_id)
+    bus.handle(_appended(sandbox, await app.resting(sandbox)))  # no table: nobody lists it
+    bus.handle(BatchAppended(game_id, start.state, start.decision, 5_000, None))
+    end = await _played_to_the_end(app, game_id)
+    bus.handle(GameOverLookedAt(game_id, end.state, end.decision, None))
+    bus.handle(PersonsTurnLookedAt(game_id, start.state, start.decision, 5_000))  # late: older
+    await replica.progress.drain()
+    assert await replica.progress.summaries([game_id, sandbox]) == {
+        game_id: summarize(end.state, None)
+    }
+    assert (await replica.progress.summaries([game_id]))[game_id].finished
 
 
 @pytest.mark.parametrize("announced", [GameLoaded, WatcherArrived])

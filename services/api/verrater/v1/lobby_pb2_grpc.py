@@ -155,7 +155,8 @@ class LobbyServiceServicer(object):
 
     def ListMyGames(self, request, context):
         """The caller's open tables and their running and recently finished games, newest first:
-        where to go back to after a restart.
+        where to go back to after a restart. Where each game stands comes from a summary written
+        just after each decision is stored (milliseconds behind the game; GetView is the game).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
