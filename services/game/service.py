@@ -158,7 +158,18 @@ class GameApplication:
                 await self._wake_ups.loaded(game_id, game)
             self._evict()
             self._retire_if_finished(game_id, game)
-        self._cache.move_to_end(game_id)
+        else:  # (a game just loaded went in last; others' loads may have evicted it since)
+            self._cache.move_to_end(game_id)
+        return game
+
+    async def _current(self, game_id: str) -> CachedGame:
+        """The game as its store holds it now: read on first use (the load is the read),
+        else the cached game topped up."""
+        if game_id not in self._cache:
+            return await self._cached(game_id)
+        game = await self._cached(game_id)
+        async with game.lock:
+            await self._top_up(game_id, game)
         return game
 
     def _evict(self) -> None:
@@ -235,17 +246,12 @@ class GameApplication:
     async def resting(self, game_id: str) -> Resting:
         """The game's current state, when it came to rest (for its turn timer), and the batch
         that led there (for the turn timers' looks)."""
-        game = await self._cached(game_id)
-        async with game.lock:
-            await self._top_up(game_id, game)
+        game = await self._current(game_id)
         return Resting(game.state, game.rest_since_ms, game.last_decision)
 
     async def state(self, game_id: str, *, fresh: bool = True) -> GameState:
         """The game's current state (topped up from the store unless `fresh` is False)."""
-        game = await self._cached(game_id)
-        if fresh:
-            async with game.lock:
-                await self._top_up(game_id, game)
+        game = await (self._current(game_id) if fresh else self._cached(game_id))
         return game.state
 
     async def view(self, game_id: str, seat: int | None) -> Seen:
@@ -478,9 +484,7 @@ class GameApplication:
         A watcher's arrival announces a bots' state this replica has not announced
         (`CachedGame.announce_on_arrival`).
         """
-        game = await self._cached(game_id)
-        async with game.lock:
-            await self._top_up(game_id, game)
+        game = await self._current(game_id)
         _check_seat(game.state, seat)
         if seat is None and mode is WatchMode.TURNS:
             raise SpectatorHasNoTurns
