@@ -5,7 +5,8 @@ how the tests read the screen.
 `render_frame` lays the game out in fixed regions for a terminal of a given size, top to
 bottom: the status line, the board (the ring of twelve landscapes, board.py), the players
 (players.py), the latest events, the table chat's newest messages (from lines the events can
-spare), and the caller's hand with the prompt on the last line. The
+spare; when they spare none, the newest message takes the board legend's line), and the
+caller's hand with the prompt on the last line. The
 frame is exactly as tall as the terminal, whatever happens. What must be seen always has its
 line: the status line (round, phase, who acts, the clock), every player's VP, your hand, the
 question. The rest gets lines in order of need (the players' header, a menu, the last conflict
@@ -52,7 +53,8 @@ MENU_HIDDEN = "type its number, or words such as 'estate #7', 'flip #3', 'pass'"
 TITLED_EVENTS = 5
 #: Chat messages shown at most (the newest), at 80x24 and on a roomy terminal. They take lines
 #: only the latest events can spare: the events keep EVENTS_BEFORE_CHAT lines, or this round's
-#: conflict in full and a line more, first.
+#: conflict in full and a line more, first; when they spare none, the newest message takes the
+#: board legend's line.
 CHAT_LINES, ROOMY_CHAT_LINES = 2, 4
 EVENTS_BEFORE_CHAT = 3
 
@@ -395,6 +397,10 @@ def render_frame(scene: Scene, width: int, height: int) -> Layout:
         spare = events_h + room.spare - _events_before_chat(scene, width)
         chat_h = max(0, min(len(scene.chat), ROOMY_CHAT_LINES if roomy else CHAT_LINES, spare))
         room.take(chat_h)
+        if not chat_h and caption:
+            # The events spare nothing (a long menu at 80x24): the newest message takes the
+            # legend's line, which explains the board but tells nothing new.
+            caption, chat_h = False, 1
     if conflict is None:
         events_h += max(0, room.spare)
     else:

@@ -225,6 +225,8 @@ def test_notes_above_the_prompt_never_push_the_frame_past_the_terminal(
         assert lines[-1].startswith(CHOICE)
 
 
+#: How the board's legend starts at every width.
+LEGEND = ("Landscapes · cp conflict value", "cp conflict value")
 CHAT = tuple(Text(f"Player {n}: message number {n} " + "x" * 200) for n in range(6))
 
 
@@ -234,7 +236,9 @@ def test_the_table_chat_never_pushes_the_game_off_the_screen(
 ) -> None:
     """With chat, every frame still shows what it must, whole, every option of a menu and this
     round's conflict when it showed it in full: chat takes only lines the events can spare, a
-    line each (a long message ends in an ellipsis)."""
+    line each (a long message ends in an ellipsis), or, when they spare none (a long menu at
+    80x24), the newest message takes the board legend's line: a frame that had the legend
+    always shows the newest message."""
     chatted = 0
     for view, chronicle in screens(newcomers_game):
         quiet = scene(newcomers_game, view, chronicle)
@@ -254,6 +258,8 @@ def test_the_table_chat_never_pushes_the_game_off_the_screen(
             if all(any(part in " ".join(b.split()) for b in before) for part in full):
                 assert all(any(part in " ".join(b.split()) for b in lines) for part in full)
         shown = [line for line in lines if line.startswith("Player ")]
+        if any(line.startswith(LEGEND) for line in before):
+            assert shown, "\n".join(lines)
         if shown:
             chatted += 1
             assert shown[-1].startswith("Player 5: message number 5")  # the newest, last

@@ -254,11 +254,6 @@ def test_keys_typed_while_others_decide_are_ignored_and_the_screen_says_so(
     assert client.finish() == 130
 
 
-@pytest.mark.xfail(
-    reason="known defect, issue 38 left open: on main the terminal client shows no frame with "
-    "the table's first chat message within 30 s (seen 2026-12-02 after chat's later landings)",
-    strict=False,
-)
 def test_the_table_chat_shows_at_80x24_and_a_say_line_writes_to_it(
     server: ServerProcess, spawn_client: SpawnClient, hana: Helper
 ) -> None:
