@@ -7,7 +7,9 @@ database named in the URL: point it at a throwaway one (``redis://host:6379/15``
 ``persistent_redis`` is an extra private server with AOF for tests that crash and restart Redis.
 ``redis_cluster`` (session) is a private Redis Cluster of three masters and three replicas
 (:mod:`services.devtools.redis_cluster`), started on first use; ``fresh_cluster_url``
-(function) is its ``redis+cluster://`` URL after every master was flushed.
+(function) is its ``redis+cluster://`` URL after every master was flushed. ``store_url`` runs
+a test once per kind of store (memory, Redis, Redis Cluster), and ``stores`` is that as the
+end-to-end harnesses (tests/lobby, tests/chat) take it.
 ``rabbitmq_url`` (session) is a real RabbitMQ (:mod:`tests.support.rabbitmq`); without one its
 tests are skipped, saying why. Which Redis and which RabbitMQ served the run is printed in the
 terminal summary.
@@ -99,6 +101,23 @@ def fresh_cluster_url(redis_cluster: RedisClusterServers) -> str:
             if client.info("replication")["role"] == "master":
                 client.flushall()
     return redis_cluster.url
+
+
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
+def store_url(request: pytest.FixtureRequest) -> str | None:
+    """A test once per kind of store: None (in memory), then the URL of a flushed Redis, then
+    that of a flushed Redis Cluster."""
+    if request.param == "redis":
+        return str(request.getfixturevalue("fresh_redis_url"))
+    if request.param == "redis-cluster":
+        return str(request.getfixturevalue("fresh_cluster_url"))
+    return None
+
+
+@pytest.fixture
+def stores(store_url: str | None) -> tuple[str, str | None]:
+    """`store_url` as the end-to-end harnesses take it: ("memory", None) or ("redis", URL)."""
+    return ("memory", None) if store_url is None else ("redis", store_url)
 
 
 @pytest.fixture

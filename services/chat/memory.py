@@ -8,6 +8,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from services.mailbox import Mailbox
+
 from .limits import TokenBuckets
 from .model import (
     KEEP_PER_TABLE,
@@ -24,7 +26,6 @@ from .store import (
     KEEP_REPORTS,
     ChatStore,
     ChatUnavailable,
-    Mailbox,
     Rate,
     check_resumable,
     rate_limited,
@@ -67,7 +68,7 @@ class InMemoryChat(ChatStore):
         self._reported: dict[tuple[str, str, str], Report] = {}
         self._report_last: Position = ORIGIN
         self._table_buckets = TokenBuckets()
-        self._followers: dict[str, set[Mailbox]] = {}
+        self._followers: dict[str, set[Mailbox[ChatMessage]]] = {}
         self._closed = False
 
     def _chat(self, table_id: str) -> _Chat | None:
@@ -186,18 +187,18 @@ class InMemoryChat(ChatStore):
         position = parse_cursor(after)
         return [r for r in self._reports if parse_cursor(r.report_id) > position][:limit]
 
-    async def _join(self, mailbox: Mailbox) -> None:
+    async def _join(self, mailbox: Mailbox[ChatMessage]) -> None:
         self._check_open()
-        if await self.head(mailbox.table_id) > mailbox.delivered:
+        if await self.head(mailbox.key) > mailbox.delivered:
             mailbox.resync = True
-        self._followers.setdefault(mailbox.table_id, set()).add(mailbox)
+        self._followers.setdefault(mailbox.key, set()).add(mailbox)
 
-    def _leave(self, mailbox: Mailbox) -> None:
-        followers = self._followers.get(mailbox.table_id)
+    def _leave(self, mailbox: Mailbox[ChatMessage]) -> None:
+        followers = self._followers.get(mailbox.key)
         if followers is not None:
             followers.discard(mailbox)
             if not followers:
-                del self._followers[mailbox.table_id]
+                del self._followers[mailbox.key]
 
     @property
     def live_followers(self) -> int:

@@ -31,6 +31,7 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, redis_client
+from services.mailbox import Mailbox
 from services.redislive import Batch, LiveReader, ReaderClosed, ReaderFailed, Subscription
 
 from .model import (
@@ -51,7 +52,6 @@ from .store import (
     KEEP_REPORTS,
     ChatStore,
     ChatUnavailable,
-    Mailbox,
     Rate,
     check_resumable,
     rate_limited,
@@ -91,7 +91,7 @@ class _Feed:
     def __init__(self, subscription: Subscription, position: Position) -> None:
         self.subscription = subscription
         self.position = position
-        self.mailboxes: set[Mailbox] = set()
+        self.mailboxes: set[Mailbox[ChatMessage]] = set()
         self.task: asyncio.Task[None] | None = None
 
 
@@ -337,24 +337,22 @@ class RedisChat(ChatStore):
 
     # --- live -------------------------------------------------------------------------------
 
-    async def _join(self, mailbox: Mailbox) -> None:
+    async def _join(self, mailbox: Mailbox[ChatMessage]) -> None:
         self._check_open()
-        feed = self._feeds.get(mailbox.table_id)
+        feed = self._feeds.get(mailbox.key)
         if feed is None:
-            head = await self.head(mailbox.table_id)
+            head = await self.head(mailbox.key)
             if self._reader is None:
                 self._reader = LiveReader.on_client(
                     self.url, self.redis, client_name=self._client_name
                 )
             subscription = await self._reader.subscribe(
-                self.chat_key(mailbox.table_id), format_cursor(head)
+                self.chat_key(mailbox.key), format_cursor(head)
             )
-            feed = self._feeds.get(mailbox.table_id)  # another follower may have come meanwhile
+            feed = self._feeds.get(mailbox.key)  # another follower may have come meanwhile
             if feed is None:
-                feed = self._feeds[mailbox.table_id] = _Feed(subscription, head)
-                feed.task = asyncio.get_running_loop().create_task(
-                    self._pump(mailbox.table_id, feed)
-                )
+                feed = self._feeds[mailbox.key] = _Feed(subscription, head)
+                feed.task = asyncio.get_running_loop().create_task(self._pump(mailbox.key, feed))
             else:
                 subscription.close()
         if feed.position > mailbox.delivered:
@@ -386,13 +384,13 @@ class RedisChat(ChatStore):
             if self._feeds.get(table_id) is feed:
                 del self._feeds[table_id]
 
-    def _leave(self, mailbox: Mailbox) -> None:
-        feed = self._feeds.get(mailbox.table_id)
+    def _leave(self, mailbox: Mailbox[ChatMessage]) -> None:
+        feed = self._feeds.get(mailbox.key)
         if feed is None:
             return
         feed.mailboxes.discard(mailbox)
         if not feed.mailboxes:
-            del self._feeds[mailbox.table_id]
+            del self._feeds[mailbox.key]
             feed.subscription.close()
             if feed.task is not None:
                 feed.task.cancel()

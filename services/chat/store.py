@@ -6,22 +6,23 @@ A table's chat is a stream of its own, beside the game's event log and never ins
 rules log, its hash chain and the audit know nothing of chat. A message is stored together with
 the table's rate limit (one atomic step per message), so replicas share the limit.
 
-Following a table live: catch up by reading, then take what the adapter's fan-out hands over.
-What waits for a follower is bounded: past its inbox it re-reads from its last position when it
-pulls again (nothing lost, memory bounded); a follower that stopped taking messages while more
-than `max_waiting` arrived for `stall_limit` seconds is cut off with SLOW_READER.
+Following a table live: catch up by reading, then take what the adapter's fan-out hands over
+to the follower's `services.mailbox.Mailbox` (the one the notifications' subscriptions use
+too). What waits for a follower is bounded: past its inbox it re-reads from its last position
+when it pulls again (nothing lost, memory bounded); a follower that stopped taking messages
+while more than `max_waiting` arrived for `stall_limit` seconds is cut off with SLOW_READER.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass, field
+from contextlib import aclosing
+from dataclasses import dataclass
+from functools import partial
 
 from services.errors import Reason, ServiceError
+from services.mailbox import Mailbox, drain
 
 from .model import (
     ORIGIN,
@@ -113,68 +114,6 @@ def check_resumable(
         raise invalid_cursor(format_cursor(position), "is beyond the table's last message")
 
 
-@dataclass(eq=False)
-class Mailbox:
-    """One live follower of a table: filled by the adapter's fan-out, drained by `follow`.
-
-    `delivered` is the last position handed on (anything at or below it is a repeat);
-    `resync` asks for a re-read after it (the fan-out was ahead on joining, the inbox
-    overflowed, or the live reader lost its place)."""
-
-    table_id: str
-    delivered: Position
-    inbox_limit: int
-    stall_limit: float | None = None
-    inbox: deque[ChatMessage] = field(default_factory=deque)
-    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
-    resync: bool = False
-    failure: ServiceError | None = None
-    idle: bool = False
-    arrived: int = 0
-    taken_at: float = field(default_factory=time.monotonic)
-    on_cut: Callable[[ServiceError], None] | None = None
-
-    def deliver(self, message: ChatMessage) -> bool:
-        """Take one live message; False once this follower must leave the fan-out."""
-        if self.failure is not None:
-            return False
-        self.arrived += 1
-        if (
-            self.stall_limit is not None
-            and not self.idle
-            and self.arrived > self.inbox_limit
-            and time.monotonic() - self.taken_at >= self.stall_limit
-        ):
-            self.inbox.clear()
-            cut = SlowChatReader(self.inbox_limit)
-            self.fail(cut)
-            if self.on_cut is not None:
-                self.on_cut(cut)
-            return False
-        if not self.resync:
-            if len(self.inbox) >= self.inbox_limit:
-                self.inbox.clear()
-                self.resync = True
-            else:
-                self.inbox.append(message)
-        self.wakeup.set()
-        return True
-
-    def missed(self) -> None:
-        """Something may not have reached this follower: re-read."""
-        self.inbox.clear()
-        self.resync = True
-        self.wakeup.set()
-
-    def taken(self) -> None:
-        self.arrived = 0
-        self.taken_at = time.monotonic()
-
-    def fail(self, error: ServiceError) -> None:
-        self.failure = error
-        self.wakeup.set()
-
-
 class ChatStore(ABC):
     """Every table's chat, the players' mutes and the reports (see the module docstring)."""
 
@@ -233,12 +172,12 @@ class ChatStore(ABC):
         """The reports after the report id `after`, oldest first."""
 
     @abstractmethod
-    async def _join(self, mailbox: Mailbox) -> None:
+    async def _join(self, mailbox: Mailbox[ChatMessage]) -> None:
         """Start handing the table's new messages to `mailbox` (setting its `resync` when the
         table is already past `mailbox.delivered`)."""
 
     @abstractmethod
-    def _leave(self, mailbox: Mailbox) -> None:
+    def _leave(self, mailbox: Mailbox[ChatMessage]) -> None:
         """Stop handing messages to `mailbox` (it may have left already)."""
 
     @property
@@ -266,39 +205,19 @@ class ChatStore(ABC):
         async for message in self._catch_up(table_id, delivered):
             delivered = message.position
             yield message
-        mailbox = Mailbox(
+        mailbox: Mailbox[ChatMessage] = Mailbox(
             table_id,
             delivered,
             self.inbox_limit if max_waiting is None else max_waiting,
-            None if max_waiting is None else stall_limit,
+            slow=SlowChatReader,
+            stall_limit=None if max_waiting is None else stall_limit,
             on_cut=on_cut,
         )
         await self._join(mailbox)
         try:
-            while True:
-                if mailbox.failure is not None:
-                    raise mailbox.failure
-                if mailbox.resync:
-                    mailbox.resync = False
-                    mailbox.inbox.clear()
-                    async for message in self._catch_up(table_id, mailbox.delivered):
-                        mailbox.delivered = message.position
-                        yield message
-                        mailbox.taken()
-                elif mailbox.inbox:
-                    message = mailbox.inbox.popleft()
-                    if message.position > mailbox.delivered:
-                        mailbox.delivered = message.position
-                        yield message
-                        mailbox.taken()
-                else:
-                    mailbox.wakeup.clear()
-                    mailbox.idle = True
-                    try:
-                        await mailbox.wakeup.wait()
-                    finally:
-                        mailbox.idle = False
-                        mailbox.taken()
+            async with aclosing(drain(mailbox, partial(self._catch_up, table_id))) as live:
+                async for message in live:
+                    yield message
         finally:
             self._leave(mailbox)
 

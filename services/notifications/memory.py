@@ -9,9 +9,12 @@ from __future__ import annotations
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncGenerator, Callable, Sequence
+from contextlib import aclosing
 from dataclasses import dataclass, field
+from functools import partial
 
 from services.errors import ServiceError
+from services.mailbox import Mailbox, drain
 
 from .kinds import ORIGIN, Notification, Position, Received, parse_cursor
 from .port import (
@@ -24,7 +27,7 @@ from .port import (
     NotificationsUnavailable,
     OutboundEntry,
     Published,
-    Subscriber,
+    SlowReader,
     check_resumable,
 )
 
@@ -63,7 +66,7 @@ class InMemoryNotifications(Notifications):
         self._clock = clock
         self.inbox_limit = inbox_limit
         self._inboxes: dict[str, _Inbox] = {}
-        self._subscribers: dict[str, set[Subscriber]] = {}
+        self._subscribers: dict[str, set[Mailbox[Received]]] = {}
         # (player, dedupe key) -> when it is forgotten, oldest first.
         self._seen: OrderedDict[tuple[str, str], float] = OrderedDict()
         self._outbound: deque[OutboundEntry] = deque(maxlen=outbound_maxlen or None)
@@ -159,51 +162,31 @@ class InMemoryNotifications(Notifications):
         stall_limit: float | None,
         on_cut: Callable[[ServiceError], None] | None,
     ) -> AsyncGenerator[Received, None]:
-        """See :meth:`Notifications._follow`: a :class:`Subscriber` mailbox, filled as each
+        """See :meth:`Notifications._follow`: a `services.mailbox.Mailbox`, filled as each
         notification is stored."""
-        subscriber = Subscriber(player_id, delivered, limit, stall_limit, on_cut=on_cut)
+        subscriber: Mailbox[Received] = Mailbox(
+            player_id, delivered, limit, slow=SlowReader, stall_limit=stall_limit, on_cut=on_cut
+        )
         await self._join(subscriber)
-        stall = subscriber.stall
         try:
-            while True:
-                if subscriber.failure is not None:
-                    raise subscriber.failure
-                if subscriber.resync:
-                    subscriber.resync = False
-                    subscriber.inbox.clear()
-                    async for received in self._catch_up(player_id, subscriber.delivered):
-                        subscriber.delivered = received.position
-                        yield received
-                        stall.taken()
-                elif subscriber.inbox:
-                    received = subscriber.inbox.popleft()
-                    if received.position > subscriber.delivered:
-                        subscriber.delivered = received.position
-                        yield received
-                        stall.taken()
-                else:
-                    subscriber.wakeup.clear()
-                    stall.idle = True
-                    try:
-                        await subscriber.wakeup.wait()
-                    finally:
-                        stall.idle = False
-                        stall.taken()  # it was waiting: what arrived meanwhile is news
+            async with aclosing(drain(subscriber, partial(self._catch_up, player_id))) as live:
+                async for received in live:
+                    yield received
         finally:
             self._leave(subscriber)
 
-    async def _join(self, subscriber: Subscriber) -> None:
+    async def _join(self, subscriber: Mailbox[Received]) -> None:
         self._check_open()
-        if await self._head(subscriber.player_id) > subscriber.delivered:
+        if await self._head(subscriber.key) > subscriber.delivered:
             subscriber.resync = True
-        self._subscribers.setdefault(subscriber.player_id, set()).add(subscriber)
+        self._subscribers.setdefault(subscriber.key, set()).add(subscriber)
 
-    def _leave(self, subscriber: Subscriber) -> None:
-        subscribers = self._subscribers.get(subscriber.player_id)
+    def _leave(self, subscriber: Mailbox[Received]) -> None:
+        subscribers = self._subscribers.get(subscriber.key)
         if subscribers is not None:
             subscribers.discard(subscriber)
             if not subscribers:
-                del self._subscribers[subscriber.player_id]
+                del self._subscribers[subscriber.key]
 
     @property
     def live_subscriptions(self) -> int:

@@ -8,20 +8,18 @@ what became of each notification (`Published`), so that one store away (a Redis 
 master) holds up only the notifications it holds; a player's notifications keep their order.
 
 A live subscription catches up by reading, then takes what the adapter's one fan-out per process
-hands it. What waits for a subscriber is bounded: past `inbox_limit` it re-reads from its last
-cursor once it pulls again (memory stays bounded, nothing is lost); when the caller asked for
-`max_waiting`, a subscriber that stopped taking notifications is cut off with SLOW_READER.
+hands it (in memory through a `services.mailbox.Mailbox`, the one chat's followers use too).
+What waits for a subscriber is bounded: past `inbox_limit` it re-reads from its last cursor once
+it pulls again (memory stays bounded, nothing is lost); when the caller asked for `max_waiting`,
+a subscriber that stopped taking notifications is cut off with SLOW_READER.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import time
 from abc import ABC, abstractmethod
-from collections import deque
 from collections.abc import AsyncGenerator, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TypeAlias
 
 from services.errors import Reason, ServiceError
@@ -149,104 +147,6 @@ class OutboundEntry:
     notification: Notification
 
 
-@dataclass(eq=False)
-class Stall:
-    """Whether a live subscription's consumer stopped taking notifications: with a
-    ``stall_limit``, once more than ``limit`` notifications arrived since it last took one and
-    it has taken none for ``stall_limit`` seconds, while it is not waiting for news (``idle``).
-    Counting alone would cut off a consumer that merely got a burst while it was handing on the
-    previous notification. Each adapter's fan-out counts arrivals here."""
-
-    limit: int
-    stall_limit: float | None = None
-    #: Waiting for news (nothing it was handed is still with it: it cannot be slow).
-    idle: bool = False
-    #: Notifications that arrived since the consumer last took one, and when that was.
-    arrived: int = 0
-    taken_at: float = field(default_factory=time.monotonic)
-
-    def arrive(self, count: int = 1) -> SlowReader | None:
-        """``count`` notifications arrived: the SLOW_READER the subscription ends with, if its
-        consumer stalled."""
-        self.arrived += count
-        if (
-            self.stall_limit is not None
-            and not self.idle
-            and self.arrived > self.limit
-            and time.monotonic() - self.taken_at >= self.stall_limit
-        ):
-            return SlowReader(self.limit)
-        return None
-
-    def taken(self) -> None:
-        """The consumer took a notification and asks for the next."""
-        self.arrived = 0
-        self.taken_at = time.monotonic()
-
-
-@dataclass(eq=False)
-class Subscriber:
-    """One live subscription's mailbox, filled by the adapter's fan-out, drained by
-    :meth:`Notifications.subscribe`.
-
-    ``delivered`` is the last position handed to the consumer: anything at or below it is a
-    duplicate. ``resync`` asks for a re-read after ``delivered``: set when the fan-out was
-    already past ``delivered`` on joining, or when the inbox overflowed (the inbox is dropped:
-    memory stays bounded, and nothing is lost).
-
-    With a ``stall_limit``, the subscription ends with SLOW_READER once more than
-    ``inbox_limit`` notifications arrived since the consumer last took one and it has taken
-    none for ``stall_limit`` seconds. Counting alone would cut off a consumer that merely got a
-    burst while it was handing on the previous notification.
-    """
-
-    player_id: str
-    delivered: Position
-    inbox_limit: int
-    stall_limit: float | None = None
-    inbox: deque[Received] = field(default_factory=deque)
-    wakeup: asyncio.Event = field(default_factory=asyncio.Event)
-    resync: bool = False
-    failure: ServiceError | None = None
-    stall: Stall = field(init=False)
-    #: Told when the subscriber is cut off (its consumer is away then, perhaps stuck handing on
-    #: a notification that nobody takes: see `rpc.cut_off`).
-    on_cut: Callable[[ServiceError], None] | None = None
-
-    def __post_init__(self) -> None:
-        self.stall = Stall(self.inbox_limit, self.stall_limit)
-
-    def deliver(self, received: Received) -> bool:
-        """Take one live notification; False once this subscriber must leave the fan-out."""
-        if self.failure is not None:
-            return False
-        cut = self.stall.arrive()
-        if cut is not None:
-            self.inbox.clear()
-            self.fail(cut)
-            if self.on_cut is not None:
-                self.on_cut(cut)
-            return False
-        if not self.resync:
-            if len(self.inbox) >= self.inbox_limit:
-                self.inbox.clear()
-                self.resync = True
-            else:
-                self.inbox.append(received)
-        self.wakeup.set()
-        return True
-
-    def missed(self) -> None:
-        """Something this subscriber should have had never reached it: re-read."""
-        self.inbox.clear()
-        self.resync = True
-        self.wakeup.set()
-
-    def fail(self, error: ServiceError) -> None:
-        self.failure = error
-        self.wakeup.set()
-
-
 class Notifications(ABC):
     """Every player's notifications (see the module docstring)."""
 
@@ -320,7 +220,8 @@ class Notifications(ABC):
         """The player's notifications after `delivered` (caught up to already), live, as they
         are stored, until the caller stops: the adapter's fan-out, each subscription with at
         most `limit` waiting (past that it re-reads from its last position), cut off with
-        SLOW_READER (`on_cut` told) when a `stall_limit` is given and :class:`Stall` says so."""
+        SLOW_READER (`on_cut` told) when a `stall_limit` is given and `services.mailbox.Stall`
+        says so."""
 
     @property
     @abstractmethod

@@ -26,18 +26,16 @@ PATIENCE_S = 60.0
 T0 = int(time.time() * 1000) - 3_600_000
 
 
-@pytest.fixture(params=["memory", "redis", "redis-cluster"])
-async def stores(request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., ChatStore]]:
+@pytest.fixture
+async def make_store(store_url: str | None) -> AsyncIterator[Callable[..., ChatStore]]:
     """Makes stores of one kind (keyword arguments: the adapter's), closed after the test."""
     made: list[ChatStore] = []
-    url = None
-    if request.param != "memory":
-        fixture = "fresh_redis_url" if request.param == "redis" else "fresh_cluster_url"
-        url = request.getfixturevalue(fixture)
 
     def make(**options: Any) -> ChatStore:
         chat = (
-            InMemoryChat(**options) if url is None else RedisChat(url, tag_of=game_id_of, **options)
+            InMemoryChat(**options)
+            if store_url is None
+            else RedisChat(store_url, tag_of=game_id_of, **options)
         )
         made.append(chat)
         return chat
@@ -48,9 +46,9 @@ async def stores(request: pytest.FixtureRequest) -> AsyncIterator[Callable[..., 
 
 
 @pytest.fixture
-def store(stores: Callable[..., ChatStore]) -> ChatStore:
+def store(make_store: Callable[..., ChatStore]) -> ChatStore:
     """A store that hands a follower at most 4 messages before it re-reads."""
-    return stores(inbox_limit=4)
+    return make_store(inbox_limit=4)
 
 
 def _said(n: int, table_id: str = TABLE, channel: Channel = Channel.TABLE) -> NewMessage:
@@ -121,9 +119,9 @@ async def test_nothing_written_at_one_table_reaches_another(store: ChatStore) ->
 
 
 async def test_a_cursor_before_what_is_kept_has_expired(
-    stores: Callable[..., ChatStore],
+    make_store: Callable[..., ChatStore],
 ) -> None:
-    store = stores(keep=3)  # about 3 on Redis: whole stream nodes of 100 are trimmed
+    store = make_store(keep=3)  # about 3 on Redis: whole stream nodes of 100 are trimmed
     for n in range(250):  # past whole stream nodes on Redis
         await _append(store, n)
     kept = await store.latest(TABLE, 500)

@@ -13,20 +13,15 @@ from services.notifications import InMemoryNotifications, Notifications, RedisNo
 MakeNotifications = Callable[..., Notifications]
 
 
-@pytest.fixture(params=["memory", "redis", "redis-cluster"])
-async def make_notifications(request: pytest.FixtureRequest) -> AsyncIterator[MakeNotifications]:
-    url = None
-    if request.param == "redis":
-        url = request.getfixturevalue("fresh_redis_url")
-    elif request.param == "redis-cluster":
-        url = request.getfixturevalue("fresh_cluster_url")
+@pytest.fixture
+async def make_notifications(store_url: str | None) -> AsyncIterator[MakeNotifications]:
     built: list[Notifications] = []
 
     def make(**options: Any) -> Notifications:
         adapter: Notifications = (
             InMemoryNotifications(**options)
-            if url is None
-            else RedisNotifications.from_url(url, **options)
+            if store_url is None
+            else RedisNotifications.from_url(store_url, **options)
         )
         built.append(adapter)
         return adapter

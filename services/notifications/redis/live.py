@@ -7,7 +7,7 @@ What is the notifications' own stays here: each entry decoded as the notificatio
 a hole (retention dropped entries before the reader saw them: each entry names, in ``p``, the
 one before it) or a :class:`~services.redislive.Resync` answered by reading again from the last
 position handed out (which says CURSOR_EXPIRED when what followed it is gone); a consumer that
-stopped taking notifications cut off with SLOW_READER (:class:`~..port.Stall`); the reader's
+stopped taking notifications cut off with SLOW_READER (`services.mailbox.Stall`); the reader's
 failure surfaced as UNAVAILABLE.
 """
 
@@ -16,10 +16,11 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Callable
 
 from services.errors import ServiceError
+from services.mailbox import Stall
 from services.redislive import LiveReader, ReaderClosed, ReaderFailed, Resync
 
 from ..kinds import Position, Received, format_cursor
-from ..port import NotificationsUnavailable, Stall
+from ..port import NotificationsUnavailable, SlowReader
 from .entries import position_of, received_from
 
 CatchUp = Callable[[str, Position], AsyncGenerator[Received, None]]
@@ -41,8 +42,10 @@ async def follow(
     stall = Stall(limit, stall_limit)
 
     def arrived(count: int) -> BaseException | None:
-        cut = stall.arrive(count)
-        if cut is not None and on_cut is not None:
+        if not stall.arrive(count):
+            return None
+        cut = SlowReader(limit)
+        if on_cut is not None:
             on_cut(cut)
         return cut
 
