@@ -87,7 +87,7 @@ def stand_in(news: TurnTimerRanOut, to: Followers) -> None:
     """A bot decides for the person whose timer ran out (nothing happens if they decided
     meanwhile: the turn is for that version)."""
     if to.bots is not None:
-        to.bots.stand_in(news.game_id, news.seat, news.version)
+        to.bots.stand_in(news.game_id, news.seat, news.state)
 
 
 def record_if_over(news: AtRest, to: Followers) -> None:

@@ -81,23 +81,37 @@ class BotScheduler:
         for seat in to_act(state):
             level = state.seating[seat].bot_level
             if level:
-                seen = view_to_proto(view(state, seat), game_id).SerializeToString()
-                ruleset = self._ruleset(game_id, state)
-                self._launch(
-                    BotTurn(
-                        game_id,
-                        seat,
-                        state.version,
-                        level,
-                        False,
-                        seen,
-                        ruleset,
-                        self._replica,
-                        self._replica_seal,
-                    )
-                )
+                self._launch(self._turn(game_id, state, seat, level, turn_timer_expired=False))
                 launched += 1
         return launched
+
+    def stand_in(self, game_id: str, seat: int, state: GameState) -> None:
+        """A person's timed decision in `state` is due: a bot decides for them now (the
+        decision event says turn_timer_expired; nothing happens if they decided meanwhile).
+        The turn carries the seat's view and the ruleset, as a bot's does: the worker decides
+        without asking the game service first."""
+        self._launch(self._turn(game_id, state, seat, STAND_IN_LEVEL, turn_timer_expired=True))
+
+    def _turn(
+        self,
+        game_id: str,
+        state: GameState,
+        seat: int,
+        level: BotLevel,
+        *,
+        turn_timer_expired: bool,
+    ) -> BotTurn:
+        return BotTurn(
+            game_id,
+            seat,
+            state.version,
+            level,
+            turn_timer_expired,
+            view_to_proto(view(state, seat), game_id).SerializeToString(),
+            self._ruleset(game_id, state),
+            self._replica,
+            self._replica_seal,
+        )
 
     def _ruleset(self, game_id: str, state: GameState) -> bytes:
         ruleset = self._rulesets.get(game_id)
@@ -109,21 +123,6 @@ class BotScheduler:
                 self._rulesets.popitem(last=False)
         self._rulesets.move_to_end(game_id)
         return ruleset
-
-    def stand_in(self, game_id: str, seat: int, version: int) -> None:
-        """A person's timed decision at `version` is due: a bot decides for them now (the
-        decision event says turn_timer_expired; nothing happens if they decided meanwhile)."""
-        self._launch(
-            BotTurn(
-                game_id,
-                seat,
-                version,
-                STAND_IN_LEVEL,
-                True,
-                replica=self._replica,
-                replica_seal=self._replica_seal,
-            )
-        )
 
 
 class InProcessLauncher:

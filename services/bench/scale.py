@@ -176,6 +176,9 @@ async def _drive(
         "failed_calls": figures.failures,
         "p50_ms": _percentile(figures.submit_ms, 0.50),
         "cold_load_p50_ms": _percentile(figures.cold_load_ms, 0.50),
+        "list_my_games_p50_ms": _percentile(figures.list_ms, 0.50),
+        "notify_p50_ms": _percentile(figures.notify_ms, 0.50),
+        "timer_lateness_p50_ms": _percentile(figures.timer_late_ms, 0.50),
     }
 
 

@@ -56,11 +56,16 @@ class WatcherArrived(AtRest):
 
 @dataclass(frozen=True, slots=True)
 class TurnTimerRanOut:
-    """A person's timed decision at `version` is due: a bot decides for them."""
+    """A person's timed decision in `state` is due: a bot decides for them (from the state,
+    which the sweeper has at hand: the bot needs no call to see it)."""
 
     game_id: str
     seat: int
-    version: int
+    state: GameState
+
+    @property
+    def version(self) -> int:
+        return self.state.version
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import pytest
 
 from services.ai.dispatch import BotScheduler
 from services.ai.turns import BotTurn, GameClient, play_bot_turn, seal_replica
+from services.api.verrater.v1 import view_pb2
 from services.bench.common import free_port
 from services.config import Config
 from services.engine import (
@@ -70,10 +71,13 @@ def test_the_scheduler_puts_its_replica_into_every_turn() -> None:
     seal = seal_replica(SECRET, "10.0.0.7:50051")
     announced = BotScheduler(turns.append, ("10.0.0.7:50051", seal)).announce("g", state)
     assert announced == len(to_act(state)) == len(turns) > 0
-    BotScheduler(turns.append, ("10.0.0.7:50051", seal)).stand_in("g", 0, state.version)
+    BotScheduler(turns.append, ("10.0.0.7:50051", seal)).stand_in("g", 0, state)
     assert {(turn.replica, turn.replica_seal) for turn in turns} == {("10.0.0.7:50051", seal)}
-    # A person whose timer ran out is stood in for by the strongest bot.
+    # A person whose timer ran out is stood in for by the strongest bot, which gets their
+    # seat's view and the ruleset with the turn, as a bot's turn does (no call to see them).
     assert (turns[-1].level, turns[-1].turn_timer_expired) == ("expert", True)
+    seen = view_pb2.PlayerView.FromString(turns[-1].view)
+    assert (seen.seat, seen.version) == (0, state.version) and turns[-1].ruleset
 
 
 async def test_the_move_goes_to_the_sealed_replica_even_when_the_balanced_address_is_down() -> None:

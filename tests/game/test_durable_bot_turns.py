@@ -99,7 +99,7 @@ async def replicas(fresh_redis_url: str) -> AsyncIterator[tuple[Replica, Replica
             scheduler.announce(news.game_id, news.state)
 
         def stand_in(news: TurnTimerRanOut, scheduler: BotScheduler = scheduler) -> None:
-            scheduler.stand_in(news.game_id, news.seat, news.version)
+            scheduler.stand_in(news.game_id, news.seat, news.state)
 
         for announced in (BatchAppended, GameLoaded, WatcherArrived, BotsOverdue):
             bus.on(announced, announce)

@@ -212,7 +212,7 @@ async def test_a_turn_timer_warns_its_person_then_a_bot_stands_in(replica: Repli
     bus = replica.bus()
     bus.handle(TurnTimerRunningOut(game_id, seat, state, None, deadline))
     assert await replica.told(PEOPLE[seat].player_id) == ["TimerRunningOut"]
-    bus.handle(TurnTimerRanOut(game_id, seat, state.version))
+    bus.handle(TurnTimerRanOut(game_id, seat, state))
     (turn,) = replica.launched
     assert (turn.seat, turn.version, turn.turn_timer_expired) == (seat, state.version, True)
 
@@ -272,7 +272,7 @@ async def test_without_bots_the_stats_and_the_players_still_hear(replica: Replic
     end = await _played_to_the_end(app, game_id)
     bus = replica.bus(bots=False)
     bus.handle(_appended(game_id, end, bot_waited_ms=10))
-    bus.handle(TurnTimerRanOut(game_id, 0, end.state.version))
+    bus.handle(TurnTimerRanOut(game_id, 0, end.state))
     assert replica.launched == [] and replica.paced == []
     assert await replica.recorded(PEOPLE[0].player_id) == [game_id]
     assert await replica.told(PEOPLE[0].player_id) == ["GameOver"]

@@ -132,7 +132,7 @@ class TimerSweeper:
         if deadline is not None and seats:
             if now >= deadline:
                 for seat in seats:
-                    self._publish(TurnTimerRanOut(game_id, seat, state.version))
+                    self._publish(TurnTimerRanOut(game_id, seat, state))
                 # Held until the stand-in's decision moves the game on (which resets the timer);
                 # if it never comes, the timer fires again after the lease.
                 wakes.append(now + self._lease_ms)
