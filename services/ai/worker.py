@@ -40,6 +40,7 @@ from celery.signals import (
     task_received,
     task_rejected,
     task_unknown,
+    worker_init,
     worker_process_init,
     worker_process_shutdown,
 )
@@ -167,6 +168,15 @@ def make_app(settings: WorkerSettings | None = None) -> Celery:
     app.task(name="verrater.bot_turn", ignore_result=True)(bot_turn)
     app.task(name="verrater.bot_turns", ignore_result=True)(bot_turns)
     app.verrater_settings = settings  # type: ignore[attr-defined]
+
+    @worker_init.connect(weak=False)
+    def _warm(**_: Any) -> None:
+        # The expert stands in for people whose turn timer ran out: numpy and its weights are
+        # read here, once, before the pool forks, not by each process's first stand-in (0.6 s
+        # on this machine, a stand-in's lateness).
+        from .value import shipped_value
+
+        shipped_value()
 
     @worker_process_init.connect(weak=False)
     def _made(**_: Any) -> None:

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import base64
 
+import pytest
+from celery.signals import worker_init
+
+from services.ai import value
 from services.ai.worker import WorkerSettings, make_app
 from services.api.verrater.v1 import commands_pb2
 from services.codec import command_from_proto, ruleset_to_proto, view_to_proto
@@ -42,3 +46,13 @@ def test_a_worker_computes_a_legal_move_from_a_view_and_a_ruleset(fresh_redis_ur
     )
     assert command in legal_commands(state, seat)
     assert answer["reason"]
+
+
+def test_a_worker_reads_the_experts_weights_before_its_pool_forks(
+    fresh_redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person's first stand-in on a worker process does not wait for them to be read."""
+    monkeypatch.setattr(value, "_SHIPPED", None)
+    app = make_app(WorkerSettings(broker_url=fresh_redis_url))
+    worker_init.send(sender=app)
+    assert value._SHIPPED is not None
