@@ -4,7 +4,9 @@ with ListMyGames, WatchNotifications and turn timers measured beside them.
 - `active` players' slots each take a game nobody touched since it was set up (oldest first:
   the ones least likely to be in a replica's cache), load it (GetView: the cold load), and
   make `DECISIONS_PER_GAME` decisions on it, each by the person whose turn it is (their seat
-  token from GetSeatToken, their view, SubmitCommand), `rate` commands a second in all.
+  token from GetSeatToken, their view, SubmitCommand), `rate` commands a second in all. The
+  loads are paced too, at `rate / DECISIONS_PER_GAME` a second (what the slots need in the
+  steady state), so the phase does not begin with all `active` loads at once.
 - Up to `WATCHED_PLAYERS` players hold a WatchNotifications stream: "your turn" for a game a
   command was just submitted on is timed from the command's start.
 - ListMyGames is asked for random players `LIST_RATE` times a second.
@@ -76,6 +78,7 @@ class _Phase:
         self.rate = rate
         self.rng = random.Random(seed)
         self.next_at = time.monotonic()
+        self.next_load_at = self.next_at
         self.seat_tokens: dict[tuple[str, int], Metadata] = {}
         #: Game id -> when a command on it started, until "your turn" for it is seen.
         self.awaiting: dict[str, float] = {}
@@ -84,6 +87,12 @@ class _Phase:
         now = time.monotonic()
         at = max(self.next_at, now)
         self.next_at = at + 1.0 / self.rate
+        await asyncio.sleep(at - now)
+
+    async def pace_load(self) -> None:
+        now = time.monotonic()
+        at = max(self.next_load_at, now)
+        self.next_load_at = at + DECISIONS_PER_GAME / self.rate
         await asyncio.sleep(at - now)
 
     async def seat_token(self, game: SetUpGame, seat: int) -> Metadata:
@@ -107,6 +116,7 @@ class _Phase:
         """A cold load of `game`, then decisions on it by whoever must decide."""
         first = next(seat for seat, player in enumerate(game.seats) if player is not None)
         token = await self.seat_token(game, first)
+        await self.pace_load()
         started = time.perf_counter()
         load = game_pb2.GetViewRequest(game_id=game.game_id)
         view = (await self.game.GetView(load, metadata=token, timeout=CALL_TIMEOUT)).view
