@@ -1,22 +1,13 @@
--- Store one chat message at the end of its table's stream, unless the table's rate is spent.
+-- Store one chat message at the end of its table's stream, unless the table's rate is spent
+-- (bucket.lua's take, prepended).
 -- KEYS[1] the table's chat stream, KEYS[2] the table's rate bucket (one slot: the table's).
 -- ARGV: now_ms, per_second, burst, maxlen, keep_ms, then the entry's fields (name, value, ...).
 -- Answers {1, id} when stored, {0, retry_after_ms} when the rate is spent (nothing stored).
 local now = tonumber(ARGV[1])
-local rate = tonumber(ARGV[2])
-local burst = tonumber(ARGV[3])
-local bucket = redis.call('HMGET', KEYS[2], 'tokens', 'at')
-local tokens = tonumber(bucket[1]) or burst
-local at = tonumber(bucket[2]) or now
-if now > at then
-  tokens = math.min(burst, tokens + (now - at) / 1000 * rate)
-  at = now
+local wait = take(KEYS[2], now, tonumber(ARGV[2]), tonumber(ARGV[3]))
+if wait > 0 then
+  return {0, tostring(wait)}
 end
-if tokens < 1 then
-  return {0, tostring(math.floor((1 - tokens) / rate * 1000) + 1)}
-end
-redis.call('HSET', KEYS[2], 'tokens', tostring(tokens - 1), 'at', tostring(at))
-redis.call('PEXPIRE', KEYS[2], math.ceil(burst / rate * 1000) + 1000)
 -- Each entry names the one before it ('p'): the first entry kept says what retention dropped.
 local last = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
 local previous = '0-0'

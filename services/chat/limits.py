@@ -1,9 +1,9 @@
 """How much may be written: the documented numbers, and token buckets that count in memory.
 
-Per player: 1 message a second, in bursts of 5, counted by each server process (as every
-per-player rate of the edge is). Per table: 5 messages a second, in bursts of 20, over both of
-its channels, counted by the chat store, so every replica shares the count (on Redis inside the
-script that stores the message). A refusal is RESOURCE_EXHAUSTED (RATE_LIMITED) with
+Per player: 1 message a second, in bursts of 5, over every table. Per table: 5 messages a
+second, in bursts of 20, over both of its channels. Both are counted by the chat store, so every
+replica shares the counts (on Redis by the player's bucket script, then inside the script that
+stores the message). A refusal is RESOURCE_EXHAUSTED (RATE_LIMITED) with
 `retry_after_ms` and `scope` ("player" or "table") in its ErrorInfo.
 """
 

@@ -68,6 +68,7 @@ class InMemoryChat(ChatStore):
         self._reported: dict[tuple[str, str, str], Report] = {}
         self._report_last: Position = ORIGIN
         self._table_buckets = TokenBuckets()
+        self._player_buckets = TokenBuckets()
         self._followers: dict[str, set[Mailbox[ChatMessage]]] = {}
         self._closed = False
 
@@ -78,6 +79,12 @@ class InMemoryChat(ChatStore):
             del self._chats[table_id]
             return None
         return chat
+
+    async def spend_player_rate(self, player_id: str, rate: Rate, now_ms: int) -> None:
+        self._check_open()
+        wait = self._player_buckets.take(player_id, rate, now_ms / 1000)
+        if wait is not None:
+            raise rate_limited("player", wait, rate)
 
     async def append(self, message: NewMessage, table_rate: Rate, now_ms: int) -> ChatMessage:
         self._check_open()

@@ -11,6 +11,8 @@ the game's event log (``verrater:{g<table>}:events``), beside it and never insid
 - ``verrater:{<tag>}:chat-meta``: when the table's game ended (kept 30 days);
 - ``verrater:{<tag>}:chat-reported``: who reported which message (report ids), per table;
 - ``verrater:{chat-mutes:<player>}``: a player's mutes (a set, in the player's slot);
+- ``verrater:{chat-rate:<player>}``: a player's token bucket (`spend.lua`, before the message's
+  own script: every replica spends the same);
 - ``verrater:chat:reports``: every report, a stream (``MAXLEN ~ 10000``), its own slot: a shard
   that fails stops reports only.
 
@@ -58,7 +60,15 @@ from .store import (
     too_many_muted,
 )
 
-APPEND_SCRIPT = resources.files(__package__).joinpath("append.lua").read_text()
+
+def _script(name: str) -> str:
+    """A script of this package with the token bucket's function before it."""
+    here = resources.files(__package__)
+    return here.joinpath("bucket.lua").read_text() + here.joinpath(name).read_text()
+
+
+APPEND_SCRIPT = _script("append.lua")
+SPEND_SCRIPT = _script("spend.lua")
 #: Beyond every position: a feed that lost its place makes every joiner re-read.
 _UNKNOWN: Position = (1 << 62, 0)
 
@@ -120,6 +130,7 @@ class RedisChat(ChatStore):
         self.inbox_limit = inbox_limit
         self._timeout = command_timeout
         self._append = self.redis.register_script(APPEND_SCRIPT)
+        self._spend = self.redis.register_script(SPEND_SCRIPT)
         self._reader: LiveReader | None = None
         self._feeds: dict[str, _Feed] = {}
         self._closed = False
@@ -132,6 +143,9 @@ class RedisChat(ChatStore):
     def chat_key(self, table_id: str) -> str:
         """The table's chat stream."""
         return self._key(table_id, "chat")
+
+    def _rate_key(self, player_id: str) -> str:
+        return f"{self._prefix}:{{chat-rate:{player_id}}}"
 
     def _mutes_key(self, player_id: str) -> str:
         return f"{self._prefix}:{{chat-mutes:{player_id}}}"
@@ -151,6 +165,16 @@ class RedisChat(ChatStore):
             raise ChatUnavailable(type(error).__name__) from error
 
     # --- messages ---------------------------------------------------------------------------
+
+    async def spend_player_rate(self, player_id: str, rate: Rate, now_ms: int) -> None:
+        wait = await self._call(
+            lambda: self._spend(
+                keys=[self._rate_key(player_id)],
+                args=[now_ms, repr(rate.per_second), repr(rate.burst)],
+            )
+        )
+        if int(wait):
+            raise rate_limited("player", int(wait), rate)
 
     async def append(self, message: NewMessage, table_rate: Rate, now_ms: int) -> ChatMessage:
         table_id = message.table_id

@@ -17,7 +17,7 @@ from services.errors import Reason, ServiceError
 from services.rpc import Identity, Role, checked_id
 from services.tasks import cancel_and_wait
 
-from .limits import DEFAULT_LIMITS, ChatLimits, TokenBuckets
+from .limits import DEFAULT_LIMITS, ChatLimits
 from .model import (
     Channel,
     ChatMessage,
@@ -30,7 +30,7 @@ from .model import (
     parse_cursor,
     writable_channel,
 )
-from .store import ChatStore, rate_limited
+from .store import ChatStore
 from .text import clean, normalise
 
 log = logging.getLogger("verrater.chat")
@@ -100,7 +100,6 @@ class ChatApplication:
         self._max_pending = max_pending
         self._stall_limit = stall_limit
         self._clock = clock
-        self._senders = TokenBuckets()
         self._mutes: OrderedDict[str, tuple[frozenset[str], float]] = OrderedDict()
 
     def table_named(self, table_id: str, game_id: str) -> str:
@@ -133,9 +132,7 @@ class ChatApplication:
         now = self._clock()
         check_open(facts, channel, await self.store.ended_at(table_id), int(now * 1000))
         name = facts.seated.get(sender) or await self.tables.display_name(sender)
-        wait = self._senders.take(sender, self.limits.player, now)
-        if wait is not None:
-            raise rate_limited("player", wait, self.limits.player)
+        await self.store.spend_player_rate(sender, self.limits.player, int(now * 1000))
         return await self.store.append(
             NewMessage(table_id, channel, sender, name, text), self.limits.table, int(now * 1000)
         )

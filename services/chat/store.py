@@ -120,6 +120,11 @@ class ChatStore(ABC):
     inbox_limit: int = DEFAULT_INBOX_LIMIT
 
     @abstractmethod
+    async def spend_player_rate(self, player_id: str, rate: Rate, now_ms: int) -> None:
+        """Take one message from the player's rate, shared by every replica of the store
+        (RATE_LIMITED, scope "player", when it is spent: nothing taken)."""
+
+    @abstractmethod
     async def append(self, message: NewMessage, table_rate: Rate, now_ms: int) -> ChatMessage:
         """Store the message at the end of its table's chat, unless the table's rate is spent
         (RATE_LIMITED, scope "table", nothing stored); trims the chat to what is kept."""

@@ -1,5 +1,6 @@
 """Chat on Redis and Redis Cluster, with two replicas of the backend: what one stores the
-other's watchers receive, the table's rate is shared, and the game's log is left alone."""
+other's watchers receive, the table's and the player's rates are shared, and the game's log is
+left alone."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import grpc
 import pytest
 
 from services.api.verrater.v1 import game_pb2, game_pb2_grpc, lobby_pb2
-from services.chat import PER_TABLE, RedisChat
+from services.chat import PER_PLAYER, PER_TABLE, RedisChat
 from services.lobby.model import game_id_of
 from services.rpc import bearer
 from tests.chat.harness import ChatStack, running
@@ -75,3 +76,23 @@ async def test_the_tables_rate_is_shared_by_the_replicas_and_the_log_is_untouche
     assert await chat.redis.xlen(chat.chat_key(table_id)) == PER_TABLE.burst
     logged = await chat.redis.xrange(events, "-", "+")
     assert not any(b"m0" in value for _, fields in logged for value in fields.values())
+
+
+async def test_a_players_rate_is_shared_by_the_replicas_over_every_table(
+    replicas: tuple[ChatStack, ChatStack],
+) -> None:
+    """A client that reaches another replica for each message (a load balancer's round robin)
+    gets one player's rate, not one per replica."""
+    one, two = replicas
+    ada, bea, cem = [await one.player(name) for name in ("Ada", "Bea", "Cem")]
+    tables = [await one.table(ada, bea, cem), await two.table(ada, cem, bea)]
+    for n in range(int(PER_PLAYER.burst)):
+        stack = one if n % 2 else two
+        await stack.say(ada, tables[n % 2], f"m{n}")
+    for stack, table_id in ((one, tables[0]), (two, tables[1])):
+        info = await refused(
+            grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", stack.say(ada, table_id, "more")
+        )
+        assert info.metadata["scope"] == "player"
+        assert 0 < int(info.metadata["retry_after_ms"]) <= 1000 / PER_PLAYER.per_second + 1
+    await two.say(bea, tables[0], "others still talk")
