@@ -1,8 +1,10 @@
 -- Claim due wake-ups from the buckets named (see redis_timers.py): each due game's wake time
 -- moves a lease ahead, so no other sweeper takes it meanwhile.
 -- KEYS: wake-time buckets (sorted sets: game id -> wake time in ms); or none, and the buckets
--- are ARGV[4...] (on a cluster: buckets of many slots of the one master the script runs on,
--- which a cluster accepts only undeclared, in a script flagged allow-cross-slot-keys).
+-- are ARGV[4] .. ':{' .. tag .. '}:wake' for each tag in ARGV[5] (separated by spaces: one
+-- argument, not one per bucket, which the client would pack one by one; on a cluster: buckets
+-- of many slots of the one master the script runs on, which a cluster accepts only
+-- undeclared, in a script flagged allow-cross-slot-keys).
 -- ARGV[1]: now (ms), ARGV[2]: lease (ms), ARGV[3]: the most games to claim.
 -- Replies {earliest wake time left, or '' when none; the claimed game ids...}. An empty bucket
 -- costs one ZRANGE, so a sweep costs what is due plus one call per bucket, not per game.
@@ -10,7 +12,9 @@ local now, lease, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]
 local buckets = KEYS
 if #buckets == 0 then
   buckets = {}
-  for i = 4, #ARGV do buckets[#buckets + 1] = ARGV[i] end
+  for tag in string.gmatch(ARGV[5], '%S+') do
+    buckets[#buckets + 1] = ARGV[4] .. ':{' .. tag .. '}:wake'
+  end
 end
 local claimed = {''}
 local earliest = nil

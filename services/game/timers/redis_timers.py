@@ -87,6 +87,14 @@ def bucket_tag(slot: int) -> str:
     return _tags()[slot]
 
 
+@functools.lru_cache(maxsize=64)
+def _bucket_tags(slots: tuple[int, ...]) -> str:
+    """The hash tags of these slots' buckets, separated by spaces: one argument of a claim
+    (claim.lua makes the keys), not one per bucket, for the client to pack one by one (about
+    40 ms of CPU a sweep over 16,384 buckets). A master's slots change rarely: kept."""
+    return " ".join(bucket_tag(slot) for slot in slots)
+
+
 def game_slot(game_id: str) -> int:
     """The cluster slot of every key of the game (they share the hash tag ``{<game id>}``)."""
     return int(key_slot(f"{{{game_id}}}".encode()))
@@ -194,12 +202,14 @@ class RedisTurnTimers(TurnTimers):
         earliest: int | None = None
         async with _as_store_errors():
             for start in range(0, len(slots), BUCKETS_PER_CALL):
-                chunk = slots[start : start + BUCKETS_PER_CALL]
-                keys = [self._keys(bucket_tag(slot))[0] for slot in chunk]
+                tags = _bucket_tags(tuple(slots[start : start + BUCKETS_PER_CALL]))
                 room = max(0, limit - len(games))
                 due = _due(
                     await self._script(
-                        _CLAIM_ACROSS_SLOTS, (), (now_ms, lease_ms, room, *keys), target_nodes=node
+                        _CLAIM_ACROSS_SLOTS,
+                        (),
+                        (now_ms, lease_ms, room, self._prefix, tags),
+                        target_nodes=node,
                     )
                 )
                 games += due.games
