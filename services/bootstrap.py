@@ -28,7 +28,6 @@ from services.api.verrater.v1 import (
     ai_pb2,
     ai_pb2_grpc,
     chat_pb2,
-    chat_pb2_grpc,
     game_pb2,
     game_pb2_grpc,
     lobby_pb2,
@@ -496,7 +495,8 @@ async def start_backend(
         names.append(LOBBY_SERVICE)
         assert backend.chat is not None
         chat = ChatApplication(backend.chat, LobbyTables(backend.lobby), clock=clock)
-        chat_pb2_grpc.add_ChatServiceServicer_to_server(ChatServicer(chat), server)
+        chat.max_watchers = config.chat_watchers_per_table
+        ChatServicer(chat).add_to(server)
         names.append(CHAT_SERVICE)
     if "ai" in services:
         ai = AiServicer(

@@ -182,6 +182,8 @@ class Config:
     notify_pending: int = 16
     # Entries the outbound feed for push gateways keeps, about (0: no outbound feed).
     notify_outbound_maxlen: int = 100_000
+    # WatchChat streams one lobby process serves per table (each message is sent on each).
+    chat_watchers_per_table: int = 200
 
     # Celery's broker for bot turns: RabbitMQ (amqp://) in production, or a Redis; None: the
     # event store's REDIS_URL (simple deployments).
@@ -228,6 +230,9 @@ class Config:
             streams_per_player=_int(env, "VERRATER_STREAMS_PER_PLAYER", cls.streams_per_player),
             streams_per_peer=_int(env, "VERRATER_STREAMS_PER_PEER", cls.streams_per_peer),
             stream_backlog=_int(env, "VERRATER_STREAM_BACKLOG", cls.stream_backlog),
+            chat_watchers_per_table=_int(
+                env, "VERRATER_CHAT_WATCHERS_PER_TABLE", cls.chat_watchers_per_table
+            ),
             trusted_proxies=env.get("VERRATER_TRUSTED_PROXIES", cls.trusted_proxies),
             guest_rate=_float(env, "VERRATER_GUEST_RATE", cls.guest_rate),
             guest_global_rate=_float(env, "VERRATER_GUEST_GLOBAL_RATE", cls.guest_global_rate),

@@ -131,7 +131,8 @@ class Reason(StrEnum):
     SLOW_READER = "SLOW_READER"
     """A stream's client stopped reading while messages piled up for it; the stream ended."""
     TOO_MANY_STREAMS = "TOO_MANY_STREAMS"
-    """The caller (or its network peer) has as many streams open as allowed."""
+    """The caller (or its network peer) has as many streams open as allowed; with `scope`
+    `table` (WatchChat), the table has as many chat watchers as one server serves."""
     TOO_MANY_MUTED = "TOO_MANY_MUTED"
     """The caller has muted as many players as allowed (500): unmute one first."""
 

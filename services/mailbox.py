@@ -7,15 +7,18 @@ takes them through `drain`, which reads the store again (its `catch_up`) wheneve
 may have missed something. What waits for a follower is bounded: past `inbox_limit` the inbox is
 dropped and the follower re-reads from the last position it handed on, so memory stays bounded
 and nothing is lost or repeated. With a `stall_limit`, a follower whose consumer stopped taking
-items is cut off (`Stall`) with the error its store names (SLOW_READER).
+items is cut off (`Stall`) with the error its store names (SLOW_READER). `FanOut` hands a
+stream's new items to its followers a slice at a time, so that other work of the process goes
+between.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeAlias, TypeVar
 
@@ -157,3 +160,70 @@ async def drain(
             finally:
                 stall.idle = False
                 stall.taken()  # it was waiting: what arrived meanwhile is news
+
+
+#: Followers handed an item per turn of the event loop: a thousand followers of one stream
+#: woken at once would each take their turn before anything else the process does (a game's
+#: decision waiting behind the whole fan-out); a slice at a time, other work goes between.
+FAN_OUT_SLICE = 64
+
+
+class FanOut(Generic[Item]):
+    """The live followers of one stream in this process (`mailboxes`), and the task that hands
+    them what `publish` is given, in order, `FAN_OUT_SLICE` followers per turn of the event
+    loop. A follower that joins while an item is on its way may get it twice, or read it: its
+    `drain` hands on each position once."""
+
+    def __init__(self, slice_size: int = FAN_OUT_SLICE) -> None:
+        self.mailboxes: set[Mailbox[Item]] = set()
+        self._slice = slice_size
+        self._pending: deque[Sequence[Item]] = deque()
+        self._task: asyncio.Task[None] | None = None
+
+    def publish(self, items: Sequence[Item]) -> None:
+        """Hand `items` to every follower (soon: the fan-out's task does it)."""
+        if not self.mailboxes:
+            return
+        self._pending.append(items)
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._hand_out())
+
+    def missed(self) -> None:
+        """Every follower re-reads (something never reached this fan-out)."""
+        for mailbox in self.mailboxes:
+            mailbox.missed()
+
+    def fail(self, error: ServiceError) -> None:
+        """End every follower with `error`."""
+        for mailbox in self.mailboxes:
+            mailbox.fail(error)
+        self.mailboxes.clear()
+        self._pending.clear()
+
+    async def _hand_out(self) -> None:
+        try:
+            while self._pending:
+                items = self._pending.popleft()
+                followers = list(self.mailboxes)
+                for start in range(0, len(followers), self._slice):
+                    if start:
+                        await asyncio.sleep(0)
+                    for mailbox in followers[start : start + self._slice]:
+                        if not all(mailbox.deliver(item) for item in items):
+                            self.mailboxes.discard(mailbox)
+        finally:
+            self._task = None
+
+    async def settled(self) -> None:
+        """Wait until everything published so far was handed out."""
+        while self._task is not None:
+            await asyncio.wait({self._task})
+
+    async def close(self) -> None:
+        """Stop handing out (what is pending is dropped)."""
+        self._pending.clear()
+        task = self._task
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

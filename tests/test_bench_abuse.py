@@ -9,7 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from services.chat import MAX_WATCHERS_PER_TABLE
+
 ROOT = Path(__file__).resolve().parent.parent
+#: More chat watchers than one server serves for a table.
+WATCHERS = MAX_WATCHERS_PER_TABLE + 20
 KEYS = ("rss_growth_mb", "unknown_statuses", "canary_p99_ms", "guests_per_s_accepted")
 
 
@@ -17,7 +21,7 @@ def test_bench_abuse_attacks_a_served_backend_and_reports_its_figures() -> None:
     done = subprocess.run(
         [
             sys.executable, "-m", "services.cli", "bench", "abuse", "--play-messages", "3000",
-            "--fuzz-requests", "150", "--guest-seconds", "1", "--chat-watchers", "60",
+            "--fuzz-requests", "150", "--guest-seconds", "1", "--chat-watchers", str(WATCHERS),
             "--chat-seconds", "2", "--json",
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=180, check=True,
@@ -29,6 +33,9 @@ def test_bench_abuse_attacks_a_served_backend_and_reports_its_figures() -> None:
     assert figures["fuzz_requests"] == 150
     assert 1 <= figures["guests_accepted"] <= figures["guests_sent"]
     assert figures["canary_decisions"] > 0
-    assert figures["chat_watchers"] == 60
+    assert figures["chat_watchers"] == WATCHERS
     assert 1 <= figures["chat_accepted"] < figures["chat_sent"]  # the rates refused the rest
-    assert figures["chat_watchers_complete"] == 60  # every watcher heard every accepted one
+    # The table's watchers on one server are capped: the others were refused, and every
+    # watcher taken heard every message accepted.
+    assert figures["chat_watchers_refused"] == WATCHERS - MAX_WATCHERS_PER_TABLE
+    assert figures["chat_watchers_complete"] == MAX_WATCHERS_PER_TABLE

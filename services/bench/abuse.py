@@ -10,8 +10,9 @@ benchmark's own, so it can sign its canary's and targets' tokens) is attacked in
 2. **the fuzz corpus** (services/bench/hostile.py, from `seed`): raw bytes and hostile messages
    for every RPC, with every kind of token, eight calls at a time. `unknown_statuses` counts the
    answers (and refused Play decisions) that were UNKNOWN or INTERNAL;
-3. **the chat attacks** (services/bench/chatflood.py): `chat_watchers` WatchChat streams on one
-   table, and a chat flood at it from its seated players and spectators for `chat_seconds`;
+3. **the chat attacks** (services/bench/chatflood.py, in a process of their own, as clients
+   elsewhere): `chat_watchers` WatchChat streams on one table, and a chat flood at it from its
+   seated players and spectators for `chat_seconds`;
    `chat_rss_growth_mb` is the server's memory growth with the watchers open and the flood
    over, `chat_watchers_complete` how many watchers heard every message accepted;
 4. **a guest flood**: RegisterGuest from one address, sixteen calls at a time, for
@@ -42,7 +43,7 @@ from services.api.verrater.v1 import (
 from services.rpc import Role, TokenIssuer, bearer
 
 from .answers import send
-from .chatflood import chat_attack
+from .chatflood import in_a_process
 from .common import free_port, percentile, rss_mb, verrater_process, wait_until_serving
 from .game import Tally, play_games
 from .hostile import RandomDraw, Targets, api_methods, hostile_call
@@ -190,7 +191,7 @@ async def _run(
                 after = rss_mb(pid)
                 unknown, inconclusive = await _fuzz(channel, targets, fuzz_requests, seed)
                 chat_from = len(tally.latencies_ms)
-                chat = await chat_attack(port, pid, watchers=chat_watchers, seconds=chat_seconds)
+                chat = await in_a_process(port, pid, watchers=chat_watchers, seconds=chat_seconds)
                 chat_to = len(tally.latencies_ms)
                 sent, guests, per_second = await _guest_flood(channel, guest_seconds)
             finally:

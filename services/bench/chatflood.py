@@ -6,17 +6,25 @@ few connections and over guests, as the per-player stream limit wants: one addre
 all, so the benchmark's server allows that many streams per address). Eight senders (the four
 seated players, four spectators), four calls each at a time, send as fast as the server answers
 for `seconds`: the per-player and per-table rates refuse most (RATE_LIMITED), and every message
-accepted must reach every watcher. Figures: what was sent and accepted, the rate accepted in the
-second half (once the bursts are spent), how many watchers received every accepted message, the
+accepted must reach every watcher the server took (past its watchers per table it refuses the
+rest, TOO_MANY_STREAMS: `chat_watchers_refused`). Figures: what was sent and accepted, the rate
+accepted in the second half (once the bursts are spent), how many watchers the server took
+received every accepted message (`chat_watchers_complete`), the
 99th percentile from a message's acceptance to its arrival at a watcher, the server's memory
 growth with the watchers open and the flood over, UNKNOWN or INTERNAL answers, and other
 failures of a send (`chat_failed`: neither accepted nor refused for its rate).
+
+The attackers run in a process of their own (`in_a_process`, `python -m
+services.bench.chatflood`), as clients elsewhere would: a thousand streams read in the
+benchmark's own event loop would delay the canary's calls there, and its latency would measure
+the benchmark instead of the server.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import json
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,11 +46,12 @@ NEVER = (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL)
 
 @dataclass
 class _Heard:
-    """What the watchers received: per watcher the cursors, and when each arrived."""
+    """What the watchers received: per watcher the cursors, and when each arrived; and the
+    watchers the server refused (TOO_MANY_STREAMS: the table has as many as one server
+    serves)."""
 
     arrivals: list[dict[str, float]] = field(default_factory=list)
-    opened: int = 0
-    failures: int = 0
+    refused: set[int] = field(default_factory=set)
 
 
 async def _guests(lobby: Any, names: list[str]) -> list[tuple[str, tuple[tuple[str, str]]]]:
@@ -66,12 +75,20 @@ async def _started_table(lobby: Any, seated: list[tuple[str, tuple[tuple[str, st
     return table_id
 
 
-async def _watch(call: Any, heard: dict[str, float], ready: asyncio.Event) -> None:
-    with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
-        await call.wait_for_connection()
+async def _watch(call: Any, heard: _Heard, number: int, ready: asyncio.Event) -> None:
+    arrivals = heard.arrivals[number]
+    try:
+        await call.initial_metadata()  # the server took the stream, or refused it
         ready.set()
         async for response in call:
-            heard[response.message.cursor] = time.monotonic()
+            arrivals[response.message.cursor] = time.monotonic()
+    except grpc.aio.AioRpcError as error:
+        if error.code() is grpc.StatusCode.RESOURCE_EXHAUSTED:
+            heard.refused.add(number)
+    except asyncio.CancelledError:
+        pass
+    finally:
+        ready.set()
 
 
 async def chat_attack(port: int, pid: int, *, watchers: int, seconds: float) -> dict[str, Any]:
@@ -94,11 +111,10 @@ async def chat_attack(port: int, pid: int, *, watchers: int, seconds: float) -> 
             stub = chat_pb2_grpc.ChatServiceStub(channels[number % WATCHER_CONNECTIONS])
             _, metadata = audience[number // STREAMS_PER_WATCHER]
             call = stub.WatchChat(chat_pb2.WatchChatRequest(table_id=table_id), metadata=metadata)
-            arrivals: dict[str, float] = {}
-            heard.arrivals.append(arrivals)
+            heard.arrivals.append({})
             ready = asyncio.Event()
             readies.append(ready)
-            tasks.append(asyncio.create_task(_watch(call, arrivals, ready)))
+            tasks.append(asyncio.create_task(_watch(call, heard, number, ready)))
         await asyncio.wait_for(asyncio.gather(*(ready.wait() for ready in readies)), 120)
         accepted: dict[str, float] = {}
         unknown = sent = failed = 0
@@ -125,14 +141,18 @@ async def chat_attack(port: int, pid: int, *, watchers: int, seconds: float) -> 
         await asyncio.gather(
             *(flooder(metadata, n) for n, metadata in enumerate(senders) for _ in range(4))
         )
-        # Every accepted message on its way to every watcher: wait (a minute at most).
+        # Every accepted message on its way to every watcher served: wait (a minute at most).
         settle = time.monotonic() + 60
+
+        def served() -> list[dict[str, float]]:
+            return [got for n, got in enumerate(heard.arrivals) if n not in heard.refused]
+
         while time.monotonic() < settle and not all(
-            accepted.keys() <= arrivals.keys() for arrivals in heard.arrivals
+            accepted.keys() <= arrivals.keys() for arrivals in served()
         ):
             await asyncio.sleep(0.1)
         after = rss_mb(pid)
-        complete = sum(1 for arrivals in heard.arrivals if accepted.keys() <= arrivals.keys())
+        complete = sum(1 for arrivals in served() if accepted.keys() <= arrivals.keys())
         delays = [
             (arrived - accepted[cursor]) * 1000
             for arrivals in heard.arrivals
@@ -153,9 +173,40 @@ async def chat_attack(port: int, pid: int, *, watchers: int, seconds: float) -> 
             sum(1 for at in accepted.values() if at >= half) / (seconds / 2), 2
         ),
         "chat_watchers": watchers,
+        "chat_watchers_refused": len(heard.refused),
         "chat_watchers_complete": complete,
         "chat_delivery_p99_ms": round(percentile(delays, 0.99), 1),
         "chat_rss_growth_mb": round(after - before, 1),
         "chat_unknown_statuses": unknown,
         "chat_failed": failed,
     }
+
+
+async def in_a_process(port: int, pid: int, *, watchers: int, seconds: float) -> dict[str, Any]:
+    """`chat_attack` in a process of its own (see the module docstring); its figures."""
+    child = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "services.bench.chatflood",
+        str(port),
+        str(pid),
+        str(watchers),
+        str(seconds),
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await child.communicate()
+    if child.returncode != 0:
+        raise RuntimeError(f"the chat attack failed (exit status {child.returncode})")
+    figures: dict[str, Any] = json.loads(out)
+    return figures
+
+
+def main(argv: list[str]) -> None:
+    """PORT PID WATCHERS SECONDS: the chat attack on a server; its figures as JSON."""
+    port, pid, watchers, seconds = int(argv[0]), int(argv[1]), int(argv[2]), float(argv[3])
+    figures = asyncio.run(chat_attack(port, pid, watchers=watchers, seconds=seconds))
+    print(json.dumps(figures))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

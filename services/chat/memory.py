@@ -8,7 +8,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from services.mailbox import Mailbox
+from services.mailbox import FanOut, Mailbox
 
 from .limits import TokenBuckets
 from .model import (
@@ -69,7 +69,7 @@ class InMemoryChat(ChatStore):
         self._report_last: Position = ORIGIN
         self._table_buckets = TokenBuckets()
         self._player_buckets = TokenBuckets()
-        self._followers: dict[str, set[Mailbox[ChatMessage]]] = {}
+        self._followers: dict[str, FanOut[ChatMessage]] = {}
         self._closed = False
 
     def _chat(self, table_id: str) -> _Chat | None:
@@ -105,9 +105,9 @@ class InMemoryChat(ChatStore):
         chat.messages.append(stored)
         while len(chat.messages) > self._keep:
             chat.deleted = chat.messages.popleft().position
-        for mailbox in list(self._followers.get(message.table_id, ())):
-            if not mailbox.deliver(stored):
-                self._leave(mailbox)
+        followers = self._followers.get(message.table_id)
+        if followers is not None:
+            followers.publish((stored,))
         return stored
 
     async def read_after(self, table_id: str, after: Position, limit: int) -> list[ChatMessage]:
@@ -198,26 +198,26 @@ class InMemoryChat(ChatStore):
         self._check_open()
         if await self.head(mailbox.key) > mailbox.delivered:
             mailbox.resync = True
-        self._followers.setdefault(mailbox.key, set()).add(mailbox)
+        self._followers.setdefault(mailbox.key, FanOut()).mailboxes.add(mailbox)
 
     def _leave(self, mailbox: Mailbox[ChatMessage]) -> None:
         followers = self._followers.get(mailbox.key)
         if followers is not None:
-            followers.discard(mailbox)
-            if not followers:
+            followers.mailboxes.discard(mailbox)
+            if not followers.mailboxes:
                 del self._followers[mailbox.key]
 
     @property
     def live_followers(self) -> int:
-        return sum(len(followers) for followers in self._followers.values())
+        return sum(len(followers.mailboxes) for followers in self._followers.values())
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         for followers in self._followers.values():
-            for mailbox in followers:
-                mailbox.fail(ChatUnavailable("the server is shutting down"))
+            followers.fail(ChatUnavailable("the server is shutting down"))
+            await followers.close()
         self._followers.clear()
 
     def _check_open(self) -> None:

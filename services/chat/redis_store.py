@@ -17,7 +17,8 @@ the game's event log (``verrater:{g<table>}:events``), beside it and never insid
   that fails stops reports only.
 
 Live: one subscription per followed table and process on the shared live reader
-(services/redislive), decoded once and handed to every follower's mailbox.
+(services/redislive), decoded once and handed to every follower's mailbox a slice of followers
+at a time (`services.mailbox.FanOut`).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from typing import Any
 from redis.exceptions import ResponseError
 
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, redis_client
-from services.mailbox import Mailbox
+from services.mailbox import FanOut, Mailbox
 from services.redislive import Batch, LiveReader, ReaderClosed, ReaderFailed, Subscription
 
 from .model import (
@@ -101,7 +102,7 @@ class _Feed:
     def __init__(self, subscription: Subscription, position: Position) -> None:
         self.subscription = subscription
         self.position = position
-        self.mailboxes: set[Mailbox[ChatMessage]] = set()
+        self.followers: FanOut[ChatMessage] = FanOut()
         self.task: asyncio.Task[None] | None = None
 
 
@@ -381,7 +382,7 @@ class RedisChat(ChatStore):
                 subscription.close()
         if feed.position > mailbox.delivered:
             mailbox.resync = True
-        feed.mailboxes.add(mailbox)
+        feed.followers.mailboxes.add(mailbox)
 
     async def _pump(self, table_id: str, feed: _Feed) -> None:
         """Hand what the live reader brings to every follower of the table, decoded once."""
@@ -393,18 +394,12 @@ class RedisChat(ChatStore):
                         for entry_id, fields in item.entries
                     ]
                     feed.position = messages[-1].position
-                    for mailbox in list(feed.mailboxes):
-                        for message in messages:
-                            if not mailbox.deliver(message):
-                                feed.mailboxes.discard(mailbox)
-                                break
+                    feed.followers.publish(messages)
                 else:  # some entries never reached this process's feed: everybody re-reads
                     feed.position = _UNKNOWN
-                    for mailbox in feed.mailboxes:
-                        mailbox.missed()
+                    feed.followers.missed()
         except (ReaderFailed, ReaderClosed) as error:
-            for mailbox in feed.mailboxes:
-                mailbox.fail(ChatUnavailable(str(error)))
+            feed.followers.fail(ChatUnavailable(str(error)))
             if self._feeds.get(table_id) is feed:
                 del self._feeds[table_id]
 
@@ -412,8 +407,8 @@ class RedisChat(ChatStore):
         feed = self._feeds.get(mailbox.key)
         if feed is None:
             return
-        feed.mailboxes.discard(mailbox)
-        if not feed.mailboxes:
+        feed.followers.mailboxes.discard(mailbox)
+        if not feed.followers.mailboxes:
             del self._feeds[mailbox.key]
             feed.subscription.close()
             if feed.task is not None:
@@ -421,15 +416,15 @@ class RedisChat(ChatStore):
 
     @property
     def live_followers(self) -> int:
-        return sum(len(feed.mailboxes) for feed in self._feeds.values())
+        return sum(len(feed.followers.mailboxes) for feed in self._feeds.values())
 
     async def close(self) -> None:
         if self._closed:
             return
         self._closed = True
         for feed in list(self._feeds.values()):
-            for mailbox in feed.mailboxes:
-                mailbox.fail(ChatUnavailable("the server is shutting down"))
+            feed.followers.fail(ChatUnavailable("the server is shutting down"))
+            await feed.followers.close()
             feed.subscription.close()
             if feed.task is not None:
                 feed.task.cancel()

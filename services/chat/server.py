@@ -10,7 +10,12 @@ UNAVAILABLE (the store).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
+from typing import Any, cast
+
+import grpc
+from grpc import aio
 
 from services.api.verrater.v1 import chat_pb2, chat_pb2_grpc
 from services.errors import Reason, ServiceError
@@ -24,6 +29,7 @@ _CHANNELS = {
     Channel.SPECTATORS: chat_pb2.CHAT_CHANNEL_SPECTATORS,
 }
 _FROM_WIRE = {wire: channel for channel, wire in _CHANNELS.items()}
+SERVICE = chat_pb2.DESCRIPTOR.services_by_name["ChatService"].full_name
 
 
 def channel_from_proto(wire: int) -> Channel | None:
@@ -51,6 +57,52 @@ def message_to_proto(message: ChatMessage) -> chat_pb2.ChatMessage:
     return wire
 
 
+#: Messages whose WatchChat response stays encoded (the newest): one encoding for every
+#: stream of a table, however many watch it.
+ENCODED_KEPT = 1024
+
+
+@functools.lru_cache(maxsize=ENCODED_KEPT)
+def encoded(message: ChatMessage) -> bytes:
+    """The WatchChat response carrying `message`, as sent on the wire."""
+    return chat_pb2.WatchChatResponse(message=message_to_proto(message)).SerializeToString()
+
+
+def _as_sent(response: bytes | chat_pb2.WatchChatResponse) -> bytes:
+    return response if isinstance(response, bytes) else response.SerializeToString()
+
+
+class _Registered:
+    """Stands in for a server while the generated code registers the service's handlers."""
+
+    def __init__(self) -> None:
+        self.handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    def add_generic_rpc_handlers(self, handlers: object) -> None:
+        pass  # built again from `handlers` below
+
+    def add_registered_method_handlers(
+        self, service: str, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]
+    ) -> None:
+        self.handlers = dict(handlers)
+
+
+def add_to_server(servicer: ChatServicer, server: aio.Server) -> None:
+    """Serve ChatService on `server` as the generated code would, but for WatchChat's responses,
+    which the servicer hands over already encoded (`encoded`: once per message for all its
+    watchers)."""
+    registered = _Registered()
+    chat_pb2_grpc.add_ChatServiceServicer_to_server(servicer, cast(aio.Server, registered))
+    handlers = registered.handlers
+    watch = handlers["WatchChat"]
+    assert watch.unary_stream is not None
+    handlers["WatchChat"] = grpc.unary_stream_rpc_method_handler(
+        watch.unary_stream, watch.request_deserializer, _as_sent
+    )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, handlers),))
+    server.add_registered_method_handlers(SERVICE, handlers)
+
+
 def _table_id(value: str) -> str:
     return checked_id(value, "table_id")
 
@@ -60,6 +112,10 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
 
     def __init__(self, app: ChatApplication) -> None:
         self.app = app
+
+    def add_to(self, server: aio.Server) -> None:
+        """Serve this on `server` (see `add_to_server`)."""
+        add_to_server(self, server)
 
     async def SendChatMessage(
         self, request: chat_pb2.SendChatMessageRequest, context: Context
@@ -73,10 +129,11 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
         )
         return chat_pb2.SendChatMessageResponse(message=message_to_proto(message))
 
-    async def WatchChat(
+    async def WatchChat(  # type: ignore[override]  # bytes: see add_to_server
         self, request: chat_pb2.WatchChatRequest, context: Context
-    ) -> AsyncIterator[chat_pb2.WatchChatResponse]:
-        """The table's messages the caller may read, after a cursor, then live."""
+    ) -> AsyncIterator[bytes]:
+        """The table's messages the caller may read, after a cursor, then live (each response
+        encoded once for every stream: see `add_to_server`)."""
         messages = await self.app.watch(
             authenticated(),
             self.app.table_named(request.table_id, request.game_id),
@@ -84,11 +141,14 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
             request.backlog,
             on_cut=cutting_off(context),
         )
-        # Once "now" is fixed (a client that saw the headers misses nothing written after),
-        # and so that a cut can end the stream (`cut_off`).
-        await send_headers(context)
-        async for message in messages:
-            yield chat_pb2.WatchChatResponse(message=message_to_proto(message))
+        try:
+            # Once "now" is fixed (a client that saw the headers misses nothing written
+            # after), and so that a cut can end the stream (`cut_off`).
+            await send_headers(context)
+            async for message in messages:
+                yield encoded(message)
+        finally:
+            await messages.aclose()
 
     async def MuteChatPlayer(
         self, request: chat_pb2.MuteChatPlayerRequest, context: Context

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Protocol
 
 from services.errors import Reason, ServiceError
@@ -30,7 +31,7 @@ from .model import (
     parse_cursor,
     writable_channel,
 )
-from .store import ChatStore
+from .store import ChatStore, rate_limited
 from .text import clean, normalise
 
 log = logging.getLogger("verrater.chat")
@@ -46,6 +47,44 @@ STALL_LIMIT = 1.0
 MUTES_FRESH_SECONDS = 5.0
 #: Players whose mutes are held in memory at most.
 MUTES_CACHED = 100_000
+#: Senders refused for their rate remembered at most (each until their wait is over).
+SPENT_REMEMBERED = 100_000
+#: WatchChat streams one server serves for one table at most: each message is sent on every
+#: one of them, so this bounds what a message costs the server (TOO_MANY_STREAMS past it).
+MAX_WATCHERS_PER_TABLE = 200
+
+
+def too_many_watchers(table_id: str, limit: int) -> ServiceError:
+    return ServiceError(
+        Reason.TOO_MANY_STREAMS,
+        f"table {table_id} has {limit} chat watchers on this server, the most it serves: "
+        "watch again later",
+        limit=str(limit),
+        scope="table",
+    )
+
+
+class Watching:
+    """A WatchChat stream's messages (an async iterator) holding its place among the table's
+    watchers until `aclose`, which its caller must await whether or not it read any."""
+
+    def __init__(self, messages: AsyncGenerator[ChatMessage, None], release: Callable[[], None]):
+        self._messages = messages
+        self._release: Callable[[], None] | None = release
+
+    def __aiter__(self) -> Watching:
+        return self
+
+    async def __anext__(self) -> ChatMessage:
+        return await anext(self._messages)
+
+    async def aclose(self) -> None:
+        try:
+            await self._messages.aclose()
+        finally:
+            if self._release is not None:
+                self._release()
+                self._release = None
 
 
 class Tables(Protocol):
@@ -92,6 +131,7 @@ class ChatApplication:
         limits: ChatLimits = DEFAULT_LIMITS,
         max_pending: int = DEFAULT_MAX_PENDING,
         stall_limit: float = STALL_LIMIT,
+        max_watchers: int = MAX_WATCHERS_PER_TABLE,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.store = store
@@ -99,6 +139,11 @@ class ChatApplication:
         self.limits = limits
         self._max_pending = max_pending
         self._stall_limit = stall_limit
+        #: WatchChat streams this server serves per table (TOO_MANY_STREAMS past them).
+        self.max_watchers = max_watchers
+        self._watchers: dict[str, int] = {}  # table id -> WatchChat streams open here
+        # Senders the store refused for their rate, and until when (oldest first).
+        self._spent: OrderedDict[str, float] = OrderedDict()
         self._clock = clock
         self._mutes: OrderedDict[str, tuple[frozenset[str], float]] = OrderedDict()
 
@@ -125,6 +170,13 @@ class ChatApplication:
     ) -> ChatMessage:
         """Store one message (see the ChatService contract for every refusal)."""
         _not_a_bot(identity)
+        # A sender the store found over their rate is refused again, until the wait it named
+        # is over, before anything is looked up: a flood of refused messages costs the server
+        # as little as it can (their bucket cannot fill sooner, whichever replica they use).
+        refused_until = self._spent.get(identity.subject)
+        if refused_until is not None and self._clock() < refused_until:
+            wait_ms = math.ceil((refused_until - self._clock()) * 1000)
+            raise rate_limited("player", wait_ms, self.limits.player)
         text = normalise(text)
         facts = await self.tables.facts(table_id)
         sender = chatter(identity, facts)
@@ -132,10 +184,21 @@ class ChatApplication:
         now = self._clock()
         check_open(facts, channel, await self.store.ended_at(table_id), int(now * 1000))
         name = facts.seated.get(sender) or await self.tables.display_name(sender)
-        await self.store.spend_player_rate(sender, self.limits.player, int(now * 1000))
+        try:
+            await self.store.spend_player_rate(sender, self.limits.player, int(now * 1000))
+        except ServiceError as refused:
+            if refused.reason is Reason.RATE_LIMITED:
+                self._remember_spent(sender, now + int(refused.metadata["retry_after_ms"]) / 1000)
+            raise
         return await self.store.append(
             NewMessage(table_id, channel, sender, name, text), self.limits.table, int(now * 1000)
         )
+
+    def _remember_spent(self, player_id: str, until: float) -> None:
+        self._spent.pop(player_id, None)
+        self._spent[player_id] = until
+        while len(self._spent) > SPENT_REMEMBERED:
+            self._spent.popitem(last=False)
 
     async def watch(
         self,
@@ -144,10 +207,11 @@ class ChatApplication:
         cursor: str,
         backlog: int = 0,
         on_cut: Callable[[ServiceError], None] | None = None,
-    ) -> AsyncIterator[ChatMessage]:
+    ) -> Watching:
         """The messages of the table the caller may read after `cursor` (empty: the latest
         `backlog`, then from now), then live; muted senders left out. Refusals are raised
-        here, and "now" is fixed here, before the first message is asked for."""
+        here (TOO_MANY_STREAMS for a table with `max_watchers` watchers here), and "now" is
+        fixed here, before the first message is asked for."""
         if not 0 <= backlog <= MAX_BACKLOG:
             raise ServiceError(
                 Reason.MALFORMED_REQUEST, f"backlog must be 0 to {MAX_BACKLOG}", field="backlog"
@@ -160,7 +224,20 @@ class ChatApplication:
             after = first[-1].position if first else await self.store.head(table_id)
         else:
             await self.store.read_after(table_id, after, 0)  # an expired cursor fails here
-        return self._stream(reader, first, after, on_cut)
+        watching = self._watchers.get(table_id, 0)
+        if watching >= self.max_watchers:
+            raise too_many_watchers(table_id, self.max_watchers)
+        self._watchers[table_id] = watching + 1
+        return Watching(self._stream(reader, first, after, on_cut), lambda: self._unwatch(table_id))
+
+    def _unwatch(self, table_id: str) -> None:
+        left = self._watchers.pop(table_id, 1) - 1
+        if left:
+            self._watchers[table_id] = left
+
+    def watchers(self, table_id: str) -> int:
+        """The WatchChat streams of the table open on this server."""
+        return self._watchers.get(table_id, 0)
 
     async def _stream(
         self,
@@ -168,7 +245,7 @@ class ChatApplication:
         first: list[ChatMessage],
         after: Position,
         on_cut: Callable[[ServiceError], None] | None,
-    ) -> AsyncIterator[ChatMessage]:
+    ) -> AsyncGenerator[ChatMessage, None]:
         for message in first:
             if await self._shown(reader, message):
                 yield message

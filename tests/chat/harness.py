@@ -155,10 +155,15 @@ class Watcher:
 
 
 @asynccontextmanager
-async def running(kind: str = "memory", redis_url: str | None = None) -> AsyncIterator[ChatStack]:
-    """A backend on `kind` ("memory" or "redis") stores, rate limits of the edge off."""
+async def running(
+    kind: str = "memory", redis_url: str | None = None, **settings: Any
+) -> AsyncIterator[ChatStack]:
+    """A backend on `kind` ("memory" or "redis") stores, rate limits of the edge off, and
+    `settings` (Config's) as given."""
     clock = Clock()
-    config = Config(bind="127.0.0.1:0", token_secret=SECRET, redis_url=redis_url, command_rate=0)
+    config = Config(
+        bind="127.0.0.1:0", token_secret=SECRET, redis_url=redis_url, command_rate=0, **settings
+    )
     stores: dict[str, Any] = {}
     if kind == "memory":
         stores = {"event_store": InMemoryEventStore(), "lobby_store": InMemoryLobbyStore()}

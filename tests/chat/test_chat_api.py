@@ -3,12 +3,15 @@ stored, the limits, mutes, reports and resuming from a cursor (services/chat).""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Callable
+
 import grpc
 
 from services.api.verrater.v1 import chat_pb2, lobby_pb2
 from services.chat import MAX_CHARACTERS, OPEN_AFTER_GAME_SECONDS, PER_PLAYER, PER_TABLE
 from services.rpc import Role, TokenIssuer, bearer
-from tests.chat.harness import SECRET, ChatStack, Player
+from tests.chat.harness import PATIENCE_S, SECRET, ChatStack, Player, running
 from tests.lobby.harness import refused
 
 TABLE = chat_pb2.CHAT_CHANNEL_TABLE
@@ -330,3 +333,37 @@ async def test_a_chat_is_named_by_its_table_or_its_game_never_both(stack: ChatSt
     # A game the lobby did not start (a sandbox's) has no table and no chat.
     await refused(C.NOT_FOUND, "TABLE_NOT_FOUND", stack.say(ada, "", "hello", game_id="sandbox1"))
     await refused(C.INVALID_ARGUMENT, "INVALID_ID", stack.say(ada, "", "hi", game_id="no such"))
+
+
+async def _first_message(stack: ChatStack, who: Player, table_id: str) -> None:
+    call = stack.chat.WatchChat(chat_pb2.WatchChatRequest(table_id=table_id), metadata=who.metadata)
+    async for _ in call:
+        return
+
+
+async def test_a_table_has_so_many_watchers_per_server_and_the_next_is_refused() -> None:
+    async with running("memory", chat_watchers_per_table=2) as stack:
+        ada, bea, cem = await _three(stack)
+        table_id = await stack.table(ada, bea, cem)
+        async with stack.watching(ada, table_id) as first:
+            async with stack.watching(bea, table_id) as second:
+                info = await refused(
+                    C.RESOURCE_EXHAUSTED, "TOO_MANY_STREAMS", _first_message(stack, cem, table_id)
+                )
+                assert (info.metadata["scope"], info.metadata["limit"]) == ("table", "2")
+                await stack.say(ada, table_id, "the two still hear")
+                await first.got("the two still hear")
+                await second.got("the two still hear")
+            await _until(lambda: stack.store.live_followers == 1)  # one left: a place is free
+            async with stack.watching(cem, table_id) as third:
+                await stack.say(bea, table_id, "a third hears")
+                await third.got("a third hears")
+                await first.got("a third hears")
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    async def waited() -> None:
+        while not condition():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(waited(), PATIENCE_S)
