@@ -25,6 +25,7 @@ from .redis.urls import (
     AnyRedis,
     is_cluster_url,
     redis_client,
+    standalone_client,
 )
 from .redis.wire import slots_by_primary
 
@@ -46,6 +47,7 @@ __all__ = [
     "open_store",
     "redis_client",
     "slots_by_primary",
+    "standalone_client",
     "verify_chain",
 ]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import (
     ClusterDownError,
@@ -24,6 +24,13 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 CLUSTER_SCHEMES = ("redis+cluster://", "rediss+cluster://")
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://", *CLUSTER_SCHEMES)
+
+#: Connections one client keeps to a standalone Redis at most; a command beyond them waits for
+#: one (up to `POOL_WAIT_S`) instead of failing, as redis-py's default pool would at 100.
+MAX_CONNECTIONS = 100
+#: How long a command waits for a free connection before it fails (ConnectionError: transient,
+#: UNAVAILABLE at the edge).
+POOL_WAIT_S = 10.0
 
 AnyRedis = Redis | RedisCluster
 """A redis-py asyncio client on a standalone Redis or on a cluster: the commands the services
@@ -70,10 +77,20 @@ def plain_url(url: str) -> str:
 
 def redis_client(url: str, **options: Any) -> AnyRedis:
     """redis-py's asyncio client for ``url``: a :class:`RedisCluster` for ``redis+cluster://``,
-    else a :class:`Redis`; ``options`` go to its ``from_url``."""
+    else a :class:`Redis` on a pool that waits for a free connection; ``options`` go to its
+    ``from_url``."""
     if is_cluster_url(url):
         # Like redis.asyncio.Redis, no socket timeout unless asked: with one, redis-py reads
         # through asyncio.wait_for, which on Python 3.11 can swallow a task's cancellation.
         options.setdefault("socket_timeout", None)
         return RedisCluster.from_url(plain_url(url), **options)
-    return Redis.from_url(url, **options)
+    return standalone_client(url, **options)
+
+
+def standalone_client(url: str, **options: Any) -> Redis:
+    """redis-py's asyncio client for one standalone server (or one node of a cluster), on a pool
+    that waits up to `POOL_WAIT_S` for a free connection when `MAX_CONNECTIONS` are in use;
+    ``options`` go to the pool's ``from_url``."""
+    options.setdefault("max_connections", MAX_CONNECTIONS)
+    options.setdefault("timeout", POOL_WAIT_S)
+    return Redis.from_pool(BlockingConnectionPool.from_url(url, **options))

@@ -33,7 +33,7 @@ from redis.exceptions import (
     ResponseError,
 )
 
-from services.eventstore import TRANSIENT_REDIS_ERRORS
+from services.eventstore import TRANSIENT_REDIS_ERRORS, standalone_client
 from services.tasks import cancel_and_wait
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class ClusterNodes:
         socket timeout; the caller bounds each call."""
         client = self._clients.get(address)
         if client is None:
-            client = self._clients[address] = Redis.from_url(
+            client = self._clients[address] = standalone_client(
                 node_url(self._url, address),
                 client_name=self._client_name,
                 socket_timeout=None,
