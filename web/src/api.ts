@@ -58,7 +58,11 @@ export function explain(error: unknown): string {
   if (refused.metadata.retry_after_ms) {
     params.seconds = Math.max(1, Math.ceil(Number(refused.metadata.retry_after_ms) / 1000));
   }
-  return tDynamic(`reason.${refused.reason}`, params, t("reason.UNKNOWN", { reason: refused.reason }));
+  const worded = tDynamic(`reason.${refused.reason}`, params, t("reason.UNKNOWN", { reason: refused.reason }));
+  // A refusal with a scope may have words of its own (a crowded table's chat is not the
+  // browser's many games).
+  const scope = refused.metadata.scope;
+  return scope ? tDynamic(`reason.${refused.reason}.${scope}`, params, worded) : worded;
 }
 
 /** A random id for request_id and command_id (works without a secure context, unlike
