@@ -496,8 +496,7 @@ async def start_backend(
         assert backend.chat is not None
         chat = ChatApplication(backend.chat, LobbyTables(backend.lobby), clock=clock)
         chat.max_watchers = config.chat_watchers_per_table
-        # Chat's request ids are the lobby's: the same store, the same ten minutes.
-        ChatServicer(chat, once=servicer.requests.once).add_to(server)
+        ChatServicer(chat).add_to(server)
         names.append(CHAT_SERVICE)
     if "ai" in services:
         ai = AiServicer(

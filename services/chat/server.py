@@ -11,11 +11,10 @@ UNAVAILABLE (the store).
 from __future__ import annotations
 
 import functools
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Protocol, TypeVar, cast
+from collections.abc import AsyncIterator
+from typing import Any, cast
 
 import grpc
-from google.protobuf.message import Message
 from grpc import aio
 
 from services.api.verrater.v1 import chat_pb2, chat_pb2_grpc
@@ -104,22 +103,6 @@ def add_to_server(servicer: ChatServicer, server: aio.Server) -> None:
     server.add_registered_method_handlers(SERVICE, handlers)
 
 
-ResponseT = TypeVar("ResponseT", bound=Message)
-
-
-class Once(Protocol):
-    """Runs `run` once per request id of the caller `scope`: a retry gets the first copy's
-    answer (the lobby's request ids, services/lobby/requests.py, which bootstrap hands in)."""
-
-    def __call__(
-        self,
-        scope: str,
-        request: Message,
-        response_type: type[ResponseT],
-        run: Callable[[], Awaitable[ResponseT]],
-    ) -> Awaitable[ResponseT]: ...
-
-
 def _table_id(value: str) -> str:
     return checked_id(value, "table_id")
 
@@ -127,11 +110,8 @@ def _table_id(value: str) -> str:
 class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
     """The Chat service's RPCs."""
 
-    def __init__(self, app: ChatApplication, once: Once | None = None) -> None:
-        """`once` keeps SendChatMessage's request ids; without it a request id is checked and
-        every copy runs."""
+    def __init__(self, app: ChatApplication) -> None:
         self.app = app
-        self._once = once
 
     def add_to(self, server: aio.Server) -> None:
         """Serve this on `server` (see `add_to_server`)."""
@@ -140,25 +120,14 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
     async def SendChatMessage(
         self, request: chat_pb2.SendChatMessageRequest, context: Context
     ) -> chat_pb2.SendChatMessageResponse:
-        """Write one message to a channel of a table (once per request id)."""
-        identity = authenticated()
-
-        async def send() -> chat_pb2.SendChatMessageResponse:
-            message = await self.app.send(
-                identity,
-                self.app.table_named(request.table_id, request.game_id),
-                channel_from_proto(request.channel),
-                request.text,
-            )
-            return chat_pb2.SendChatMessageResponse(message=message_to_proto(message))
-
-        if self._once is None:
-            if request.request_id:
-                checked_id(request.request_id, "request_id")
-            return await send()
-        return await self._once(
-            identity.subject, request, chat_pb2.SendChatMessageResponse, send
+        """Write one message to a channel of a table."""
+        message = await self.app.send(
+            authenticated(),
+            self.app.table_named(request.table_id, request.game_id),
+            channel_from_proto(request.channel),
+            request.text,
         )
+        return chat_pb2.SendChatMessageResponse(message=message_to_proto(message))
 
     async def WatchChat(  # type: ignore[override]  # bytes: see add_to_server
         self, request: chat_pb2.WatchChatRequest, context: Context

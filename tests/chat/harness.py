@@ -83,19 +83,13 @@ class ChatStack:
         table_id: str,
         text: str,
         channel: int = chat_pb2.CHAT_CHANNEL_UNSPECIFIED,
-        *,
         game_id: str = "",
-        request_id: str = "",
     ) -> chat_pb2.ChatMessage:
         """Send `text` to the table (or, with `game_id`, to the table of that game)."""
         metadata = who.metadata if isinstance(who, Player) else who
         answer = await self.chat.SendChatMessage(
             chat_pb2.SendChatMessageRequest(
-                table_id=table_id,
-                channel=channel,
-                text=text,
-                game_id=game_id,
-                request_id=request_id,
+                table_id=table_id, channel=channel, text=text, game_id=game_id
             ),
             metadata=metadata,
         )

@@ -367,26 +367,3 @@ async def _until(condition: Callable[[], bool]) -> None:
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(waited(), PATIENCE_S)
-
-
-async def test_a_retried_send_with_its_request_id_stores_one_message(stack: ChatStack) -> None:
-    """The answer was lost, the client sends again with the same request id: it gets the
-    message the first copy stored, nothing is stored twice, and the retry spends no rate."""
-    ada, bea, cem = await _three(stack)
-    table_id = await stack.table(ada, bea, cem)
-    async with stack.watching(bea, table_id) as seated:
-        first = await stack.say(ada, table_id, "gg", request_id="say-1")
-        for n in range(int(PER_PLAYER.burst) - 1):  # the rest of Ada's burst
-            await stack.say(ada, table_id, f"m{n}")
-        again = await stack.say(ada, table_id, "gg", request_id="say-1")
-        await stack.say(bea, table_id, "last")
-        await seated.got("last")
-    assert again == first
-    assert seated.texts == ["gg", "m0", "m1", "m2", "m3", "last"]
-    # Another player's id of the same spelling is theirs alone.
-    assert (await stack.say(bea, table_id, "gg", request_id="say-1")).sender_id == bea.player_id
-    reused = stack.say(bea, table_id, "something else", request_id="say-1")
-    info = await refused(C.FAILED_PRECONDITION, "REQUEST_ID_REUSED", reused)
-    assert info.metadata["field"] == "request_id"
-    bad = stack.say(cem, table_id, "hi", request_id="not an id")
-    await refused(C.INVALID_ARGUMENT, "INVALID_ID", bad)
