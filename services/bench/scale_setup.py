@@ -15,6 +15,7 @@ to 0 and a long token lifetime, for the stack of this run only. Calls go many at
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import time
 from collections.abc import Callable
@@ -40,7 +41,17 @@ ATTEMPTS = 12
 #: size does not need), so a call that may have been done (DEADLINE_EXCEEDED) is not retried.
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED})
 
+#: How long the setup waits for a table's game before it asks StartGame to finish the start
+#: (a lobby whose call to the game service failed leaves the table STARTING, or FULL, until a
+#: StartGame finishes the job), and before it gives up on the table (a setup failure).
+START_NUDGE_S = 5.0
+START_GIVE_UP_S = 60.0
+
 Metadata = tuple[tuple[str, str]]
+
+
+class StartStalled(Exception):
+    """A table's game did not start within START_GIVE_UP_S."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +138,19 @@ async def open_table(
         for index in seated[1:]:
             join = lobby_pb2.JoinTableRequest(table_id=table.table_id)
             table = (await _call(lobby.JoinTable, join, metadata=players.tokens[index])).table
+    waiting_since = nudged = time.monotonic()
     while not table.game_id:  # STARTING: the game is being created
         await asyncio.sleep(0.05)
+        now = time.monotonic()
+        if now - waiting_since > START_GIVE_UP_S:
+            status = lobby_pb2.TableStatus.Name(table.status)
+            raise StartStalled(f"table {table.table_id} still {status} after {START_GIVE_UP_S} s")
+        if now - nudged > START_NUDGE_S:
+            nudged = now
+            start = lobby_pb2.StartGameRequest(table_id=table.table_id)
+            with contextlib.suppress(grpc.aio.AioRpcError):  # then read the table below
+                table = (await _call(lobby.StartGame, start, metadata=host)).table
+                continue
         get = lobby_pb2.GetTableRequest(table_id=table.table_id)
         table = (await _call(lobby.GetTable, get, metadata=host)).table
     seats = tuple(players.by_id.get(seat.player_id) for seat in table.seats)
@@ -168,6 +190,9 @@ async def open_tables(
                 )
             except grpc.aio.AioRpcError as error:  # counted and said; the others go on
                 failed.append(f"{error.code().name}: {error.details()}")
+                continue
+            except StartStalled as stalled:
+                failed.append(str(stalled))
                 continue
             done += 1
             if progress is not None and time.monotonic() - told > 10:
