@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -294,6 +295,9 @@ def add_command(benches: Any, positive: Callable[[str], int]) -> None:
 
 
 def _command(args: argparse.Namespace) -> int:
+    # Stopped from outside (`timeout`, a CI job's end): unwind, so that every process and the
+    # private Redis it started stop and its folder goes, as at the end of a run.
+    signal.signal(signal.SIGTERM, _stopped)
     result = run_scale_bench(args)
     if args.json:
         print(json.dumps(result))
@@ -303,3 +307,8 @@ def _command(args: argparse.Namespace) -> int:
     with contextlib.suppress(Exception):
         sys.stdout.flush()
     return 0
+
+
+def _stopped(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
