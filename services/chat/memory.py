@@ -4,7 +4,7 @@ does, cursors included, so clients cannot tell them apart; it is lost when the p
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -24,13 +24,18 @@ from .model import (
 from .store import (
     DEFAULT_INBOX_LIMIT,
     KEEP_REPORTS,
+    REQUEST_KEPT_MS,
     ChatStore,
     ChatUnavailable,
     Rate,
     check_resumable,
+    earlier_copy,
     rate_limited,
     too_many_muted,
 )
+
+#: Request ids remembered at most (the oldest go first), whatever their age.
+REQUESTS_KEPT = 100_000
 
 
 def next_position(last: Position, now_ms: int) -> Position:
@@ -70,6 +75,8 @@ class InMemoryChat(ChatStore):
         self._table_buckets = TokenBuckets()
         self._player_buckets = TokenBuckets()
         self._followers: dict[str, FanOut[ChatMessage]] = {}
+        # (table, sender, request id) -> (position, fingerprint, until when), oldest first.
+        self._requests: OrderedDict[tuple[str, str, str], tuple[Position, str, int]] = OrderedDict()
         self._closed = False
 
     def _chat(self, table_id: str) -> _Chat | None:
@@ -86,8 +93,22 @@ class InMemoryChat(ChatStore):
         if wait is not None:
             raise rate_limited("player", wait, rate)
 
-    async def append(self, message: NewMessage, table_rate: Rate, now_ms: int) -> ChatMessage:
+    def _request(self, message: NewMessage) -> tuple[str, str, str]:
+        return (message.table_id, message.sender_id, message.request_id)
+
+    async def stored_request(self, message: NewMessage) -> ChatMessage | None:
         self._check_open()
+        if not message.request_id:
+            return None
+        record = self._requests.get(self._request(message))
+        if record is None or record[2] <= self._clock() * 1000:
+            return None
+        return earlier_copy(message, record[0], record[1])
+
+    async def append(self, message: NewMessage, table_rate: Rate, now_ms: int) -> ChatMessage:
+        earlier = await self.stored_request(message)
+        if earlier is not None:
+            return earlier
         wait = self._table_buckets.take(message.table_id, table_rate, now_ms / 1000)
         if wait is not None:
             raise rate_limited("table", wait, table_rate)
@@ -105,6 +126,13 @@ class InMemoryChat(ChatStore):
         chat.messages.append(stored)
         while len(chat.messages) > self._keep:
             chat.deleted = chat.messages.popleft().position
+        if message.request_id:
+            key = self._request(message)
+            self._requests.pop(key, None)
+            until = int(self._clock() * 1000) + REQUEST_KEPT_MS  # as Redis's PX: from now
+            self._requests[key] = (stored.position, message.fingerprint, until)
+            while len(self._requests) > REQUESTS_KEPT:
+                self._requests.popitem(last=False)
         followers = self._followers.get(message.table_id)
         if followers is not None:
             followers.publish((stored,))

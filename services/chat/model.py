@@ -8,6 +8,7 @@ message reaches them (`Reader.may_read`), never by which stream they read.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -64,6 +65,13 @@ class NewMessage:
     sender_id: str
     display_name: str
     text: str
+    #: Named by a client that may retry ("": none): a retry stores nothing (`ChatStore.append`).
+    request_id: str = ""
+
+    @property
+    def fingerprint(self) -> str:
+        """What a retry under the same request id must repeat: the channel and the text."""
+        return hashlib.sha256(f"{self.channel}\0{self.text}".encode()).hexdigest()[:32]
 
 
 @dataclass(frozen=True, slots=True)

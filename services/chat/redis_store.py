@@ -8,6 +8,8 @@ the game's event log (``verrater:{g<table>}:events``), beside it and never insid
   nodes are trimmed: about 500 kept), expiring 2 days after its last message;
 - ``verrater:{<tag>}:chat-rate``: the table's token bucket (`append.lua` spends it and stores
   the message in one step, so every replica shares it);
+- ``verrater:{<tag>}:chat-req:<sender>:<request id>``: the entry a request id stored and the
+  message's fingerprint (`append.lua` reads and writes it in the same step), kept 10 minutes;
 - ``verrater:{<tag>}:chat-meta``: when the table's game ended (kept 30 days);
 - ``verrater:{<tag>}:chat-reported``: who reported which message (report ids), per table;
 - ``verrater:{chat-mutes:<player>}``: a player's mutes (a set, in the player's slot);
@@ -53,10 +55,12 @@ from .store import (
     DEFAULT_INBOX_LIMIT,
     ENDED_KEPT_SECONDS,
     KEEP_REPORTS,
+    REQUEST_KEPT_MS,
     ChatStore,
     ChatUnavailable,
     Rate,
     check_resumable,
+    earlier_copy,
     rate_limited,
     too_many_muted,
 )
@@ -88,6 +92,12 @@ def _message(table_id: str, entry_id: bytes, fields: dict[bytes, bytes]) -> Chat
         fields[b"n"].decode(),
         fields[b"t"].decode(),
     )
+
+
+def _earlier(message: NewMessage, record: bytes) -> ChatMessage:
+    """The message a copy under `message`'s request id stored (its record: '<id> <fingerprint>')."""
+    entry_id, _, fingerprint = record.decode().partition(" ")
+    return earlier_copy(message, _position(entry_id), fingerprint)
 
 
 def _fields(raw: list[bytes] | dict[bytes, bytes]) -> dict[bytes, bytes]:
@@ -177,17 +187,31 @@ class RedisChat(ChatStore):
         if int(wait):
             raise rate_limited("player", int(wait), rate)
 
+    def _request_key(self, message: NewMessage) -> str:
+        return self._key(message.table_id, f"chat-req:{message.sender_id}:{message.request_id}")
+
+    async def stored_request(self, message: NewMessage) -> ChatMessage | None:
+        if not message.request_id:
+            return None
+        record = await self._call(lambda: self.redis.get(self._request_key(message)))
+        return None if record is None else _earlier(message, record)
+
     async def append(self, message: NewMessage, table_rate: Rate, now_ms: int) -> ChatMessage:
         table_id = message.table_id
+        keys = [self.chat_key(table_id), self._key(table_id, "chat-rate")]
+        if message.request_id:
+            keys.append(self._request_key(message))
         answer = await self._call(
             lambda: self._append(
-                keys=[self.chat_key(table_id), self._key(table_id, "chat-rate")],
+                keys=keys,
                 args=[
                     now_ms,
                     repr(table_rate.per_second),
                     repr(table_rate.burst),
                     self._keep,
                     self._keep_ms,
+                    REQUEST_KEPT_MS,
+                    message.fingerprint,
                     "c",
                     str(message.channel),
                     "s",
@@ -200,6 +224,8 @@ class RedisChat(ChatStore):
             )
         )
         stored, value = int(answer[0]), answer[1]
+        if stored == 2:
+            return _earlier(message, value)
         if not stored:
             raise rate_limited("table", int(value), table_rate)
         return ChatMessage(

@@ -126,6 +126,7 @@ class ChatServicer(chat_pb2_grpc.ChatServiceServicer):
             self.app.table_named(request.table_id, request.game_id),
             channel_from_proto(request.channel),
             request.text,
+            request.request_id,
         )
         return chat_pb2.SendChatMessageResponse(message=message_to_proto(message))
 

@@ -166,15 +166,24 @@ class ChatApplication:
         return table
 
     async def send(
-        self, identity: Identity, table_id: str, channel: Channel | None, text: str
+        self,
+        identity: Identity,
+        table_id: str,
+        channel: Channel | None,
+        text: str,
+        request_id: str = "",
     ) -> ChatMessage:
-        """Store one message (see the ChatService contract for every refusal)."""
+        """Store one message (see the ChatService contract for every refusal); a retry under
+        the same `request_id` answers the message its first copy stored."""
         _not_a_bot(identity)
+        if request_id:
+            checked_id(request_id, "request_id")
         # A sender the store found over their rate is refused again, until the wait it named
         # is over, before anything is looked up: a flood of refused messages costs the server
         # as little as it can (their bucket cannot fill sooner, whichever replica they use).
+        # Not a retry, which may find its first copy stored.
         refused_until = self._spent.get(identity.subject)
-        if refused_until is not None and self._clock() < refused_until:
+        if not request_id and refused_until is not None and self._clock() < refused_until:
             wait_ms = math.ceil((refused_until - self._clock()) * 1000)
             raise rate_limited("player", wait_ms, self.limits.player)
         text = normalise(text)
@@ -184,15 +193,17 @@ class ChatApplication:
         now = self._clock()
         check_open(facts, channel, await self.store.ended_at(table_id), int(now * 1000))
         name = facts.seated.get(sender) or await self.tables.display_name(sender)
+        message = NewMessage(table_id, channel, sender, name, text, request_id)
+        earlier = await self.store.stored_request(message)
+        if earlier is not None:
+            return earlier  # a retry: neither the player's rate nor the table's is spent again
         try:
             await self.store.spend_player_rate(sender, self.limits.player, int(now * 1000))
         except ServiceError as refused:
             if refused.reason is Reason.RATE_LIMITED:
                 self._remember_spent(sender, now + int(refused.metadata["retry_after_ms"]) / 1000)
             raise
-        return await self.store.append(
-            NewMessage(table_id, channel, sender, name, text), self.limits.table, int(now * 1000)
-        )
+        return await self.store.append(message, self.limits.table, int(now * 1000))
 
     def _remember_spent(self, player_id: str, until: float) -> None:
         self._spent.pop(player_id, None)

@@ -42,6 +42,8 @@ READ_BATCH = 200
 CURSOR_CLOCK_SKEW_MS = 10 * 60 * 1000
 #: Reports kept (the newest; about, on Redis).
 KEEP_REPORTS = 10_000
+#: How long a request id is remembered: a retry within it answers the first copy's message.
+REQUEST_KEPT_MS = 10 * 60 * 1000
 #: How long the end of a table's game is remembered (its channels stay closed that long).
 ENDED_KEPT_SECONDS = 30 * 24 * 3600
 
@@ -69,6 +71,26 @@ def too_many_muted(limit: int) -> ServiceError:
         Reason.TOO_MANY_MUTED,
         f"you have muted {limit} players, as many as allowed: unmute one first",
         limit=str(limit),
+    )
+
+
+def earlier_copy(message: NewMessage, position: Position, fingerprint: str) -> ChatMessage:
+    """The message that `message`'s request id stored at `position` (its first copy, whose
+    `fingerprint` it was); REQUEST_ID_REUSED when that was another request."""
+    if fingerprint != message.fingerprint:
+        raise ServiceError(
+            Reason.REQUEST_ID_REUSED,
+            f"request_id {message.request_id!r} was used for another message at this table: "
+            "use a new request_id for a new message",
+            field="request_id",
+        )
+    return ChatMessage(
+        position,
+        message.table_id,
+        message.channel,
+        message.sender_id,
+        message.display_name,
+        message.text,
     )
 
 
@@ -127,7 +149,15 @@ class ChatStore(ABC):
     @abstractmethod
     async def append(self, message: NewMessage, table_rate: Rate, now_ms: int) -> ChatMessage:
         """Store the message at the end of its table's chat, unless the table's rate is spent
-        (RATE_LIMITED, scope "table", nothing stored); trims the chat to what is kept."""
+        (RATE_LIMITED, scope "table", nothing stored); trims the chat to what is kept. A
+        message with a request id that a copy of it stored within REQUEST_KEPT_MS (same
+        sender, same table) is that copy's message, and nothing is stored or spent
+        (REQUEST_ID_REUSED when the copy was another message: `earlier_copy`)."""
+
+    @abstractmethod
+    async def stored_request(self, message: NewMessage) -> ChatMessage | None:
+        """The message an earlier copy of `message` stored under its request id, if one did
+        within REQUEST_KEPT_MS (as `append` finds it, without storing anything)."""
 
     @abstractmethod
     async def read_after(self, table_id: str, after: Position, limit: int) -> list[ChatMessage]:

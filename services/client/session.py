@@ -488,10 +488,12 @@ class GameSession:
             return
         conn = self.conn
         try:
-            conn.call(
+            conn.call(  # retried with its request id: stored once
                 conn.chat.SendChatMessage,
                 chat_pb2.SendChatMessageRequest(
-                    table_id=self.table_id, text=line[len(SAY.rstrip()) :]
+                    table_id=self.table_id,
+                    text=line[len(SAY.rstrip()) :],
+                    request_id=uuid.uuid4().hex,
                 ),
             )
         except ServerRefused as refusal:

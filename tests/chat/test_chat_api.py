@@ -367,3 +367,26 @@ async def _until(condition: Callable[[], bool]) -> None:
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(waited(), PATIENCE_S)
+
+
+async def test_a_message_retried_with_its_request_id_is_stored_once(stack: ChatStack) -> None:
+    ada, bea, cem = await _three(stack)
+    table_id = await stack.table(ada, bea, cem)
+    once = chat_pb2.SendChatMessageRequest(table_id=table_id, text="once", request_id="ada-1")
+    async with stack.watching(bea, table_id) as watcher:
+        first = (await stack.chat.SendChatMessage(once, metadata=ada.metadata)).message
+        again = (await stack.chat.SendChatMessage(once, metadata=ada.metadata)).message
+        assert again == first
+        await stack.say(ada, table_id, "then this")
+        await watcher.got("then this")
+        assert watcher.texts == ["once", "then this"]
+    other = chat_pb2.SendChatMessageRequest(table_id=table_id, text="other", request_id="ada-1")
+    await refused(
+        C.FAILED_PRECONDITION,
+        "REQUEST_ID_REUSED",
+        stack.chat.SendChatMessage(other, metadata=ada.metadata),
+    )
+    bad = chat_pb2.SendChatMessageRequest(table_id=table_id, text="x", request_id="not an id!")
+    await refused(
+        C.INVALID_ARGUMENT, "INVALID_ID", stack.chat.SendChatMessage(bad, metadata=ada.metadata)
+    )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -152,6 +153,25 @@ async def test_the_table_rate_is_spent_in_the_store(store: ChatStore) -> None:
     assert int(limited.value.metadata["retry_after_ms"]) == 991
     await store.append(_said(3), rate, now + 1000)
     assert [m.text for m in await store.read_after(TABLE, ORIGIN, 10)] == ["m0", "m1", "m3"]
+
+
+async def test_a_request_id_stores_one_message_however_often_it_is_sent(
+    store: ChatStore,
+) -> None:
+    rate = Rate(per_second=1, burst=1)
+    first = replace(_said(0), request_id="say-1")
+    stored = await store.append(first, rate, T0)
+    # The retry finds its first copy (the table's rate, spent, is not asked again).
+    assert await store.append(first, rate, T0 + 10) == stored
+    assert await store.stored_request(first) == stored
+    assert [m.text for m in await store.read_after(TABLE, ORIGIN, 10)] == ["m0"]
+    with pytest.raises(ServiceError) as reused:
+        await store.append(replace(first, text="another"), rate, T0 + 2000)
+    assert reused.value.reason is Reason.REQUEST_ID_REUSED
+    # The id is the sender's at the table: another sender's is another message.
+    other = replace(first, sender_id="p9")
+    assert await store.stored_request(other) is None
+    assert (await store.append(other, rate, T0 + 2000)).position > stored.position
 
 
 async def test_mutes_reports_and_the_games_end_are_kept(store: ChatStore) -> None:

@@ -97,6 +97,7 @@ class SendChatMessageRequest(google.protobuf.message.Message):
     CHANNEL_FIELD_NUMBER: builtins.int
     TEXT_FIELD_NUMBER: builtins.int
     GAME_ID_FIELD_NUMBER: builtins.int
+    REQUEST_ID_FIELD_NUMBER: builtins.int
     table_id: builtins.str
     'The table, or instead `game_id`: exactly one of the two.'
     channel: Global___ChatChannel.ValueType
@@ -104,11 +105,13 @@ class SendChatMessageRequest(google.protobuf.message.Message):
     text: builtins.str
     game_id: builtins.str
     "Instead of `table_id`: a game the lobby started, for its table's chat (a spectator who\n    followed a link to the game knows only its id). NOT_FOUND `TABLE_NOT_FOUND` for a game\n    without a table (a sandbox game).\n    "
+    request_id: builtins.str
+    "Optional (1-64 letters, digits, '-' or '_'): a retry with the same request_id at the same\n    table, within ten minutes, answers the message its first copy stored and stores nothing;\n    with another text or channel, FAILED_PRECONDITION `REQUEST_ID_REUSED`. Empty: every call\n    is a new message.\n    "
 
-    def __init__(self, *, table_id: builtins.str=..., channel: Global___ChatChannel.ValueType=..., text: builtins.str=..., game_id: builtins.str=...) -> None:
+    def __init__(self, *, table_id: builtins.str=..., channel: Global___ChatChannel.ValueType=..., text: builtins.str=..., game_id: builtins.str=..., request_id: builtins.str=...) -> None:
         ...
 
-    def ClearField(self, field_name: typing.Literal['channel', b'channel', 'game_id', b'game_id', 'table_id', b'table_id', 'text', b'text']) -> None:
+    def ClearField(self, field_name: typing.Literal['channel', b'channel', 'game_id', b'game_id', 'request_id', b'request_id', 'table_id', b'table_id', 'text', b'text']) -> None:
         ...
 Global___SendChatMessageRequest: typing_extensions.TypeAlias = SendChatMessageRequest
 
