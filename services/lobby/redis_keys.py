@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from .model import Table
+from .model import Table, TableStatus
 from .store import index_change
 
 PREFIX = "verrater:lobby"
@@ -28,6 +28,9 @@ CHANGES_KEPT = 10_000
 #: time (ms) after which a sweep may finish them (see RedisLobbyStore.repair_indexes).
 UNINDEXED = f"{PREFIX}:unindexed"
 BOT_FILL = f"{PREFIX}:botfill"
+#: Tables whose game is being started (a sorted set, score 0): a start that was cut off
+#: half-way (its lobby died, the game service did not answer) is finished by the sweep.
+STARTING = f"{PREFIX}:starting"
 
 
 def table_key(table_id: str) -> str:
@@ -95,6 +98,10 @@ def index_ops(previous: Table | None, table: Table) -> list[IndexOp]:
         ops[open_key(size), table_id] = ("ZADD", table.created_at_ms) if listed else ("ZREM", 0)
     fill = table.fill_bots_at_ms
     ops[BOT_FILL, table_id] = ("ZADD", fill) if fill else ("ZREM", 0)
+    if table.status is TableStatus.STARTING:
+        ops[STARTING, table_id] = ("ZADD", 0)
+    elif previous is not None and previous.status is TableStatus.STARTING:
+        ops[STARTING, table_id] = ("ZREM", 0)
     if previous is not None and previous.host != table.host:
         ops[hosting_key(previous.host), table_id] = ("SREM", 0)
     ops[hosting_key(table.host), table_id] = ("SADD", 0) if table.waiting else ("SREM", 0)

@@ -29,7 +29,7 @@ from services.tasks import cancel_and_wait
 
 from . import redis_keys as keys
 from .model import GameProgress, Player, Table
-from .store import FINISHED_KEPT, LobbyStore, LobbyUnavailable, RequestRecord
+from .store import FINISHED_KEPT, STARTING_LISTED, LobbyStore, LobbyUnavailable, RequestRecord
 
 log = logging.getLogger("verrater.lobby")
 
@@ -374,6 +374,11 @@ class RedisLobbyStore(LobbyStore):
         async with _available():
             due = await self._redis.zrangebyscore(keys.BOT_FILL, 0, now_ms)
         return [_text(member) for member in due]
+
+    async def tables_starting(self) -> list[str]:
+        async with _available():
+            starting = await self._redis.zrange(keys.STARTING, 0, STARTING_LISTED - 1)
+        return [_text(member) for member in starting]
 
     async def _watch_started(self) -> None:
         if self._listener is None:

@@ -4,7 +4,9 @@ games, and each player's list of games to come back to.
 A game starts in three steps so that starting twice creates one game and a crash in between
 loses nothing: the table goes FULL -> STARTING (seats fixed, the game id fixed as "g" + table
 id), the game is created in the game service (a repeat answers ALREADY_EXISTS, which is fine),
-then STARTING -> STARTED. Any later StartGame on a STARTING table simply finishes the job.
+then STARTING -> STARTED. Any later StartGame on a STARTING table simply finishes the job, and
+so does the lobby's sweep once a table has been STARTING for START_GRACE_S (an auto-started
+table whose start was cut off has nobody to call StartGame).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ log = logging.getLogger("verrater.lobby")
 LIST_LIMIT_DEFAULT = 50
 LIST_LIMIT_MAX = 200
 BOT_FILL_SWEEP_SECONDS = 0.25
+#: How long a table may be STARTING before the sweep finishes its start: longer than a start
+#: takes (the game's creation gives up after 10 s).
+START_GRACE_S = 15.0
 #: Tables one player may host before any of them starts (keeps one client from flooding the
 #: lobby). Checked before the write, so two simultaneous creates may both pass: a soft limit.
 #: The same holds for the tables per network peer (LobbyLimits.tables_per_peer).
@@ -153,6 +158,8 @@ class LobbyApplication:
         self._clock = clock
         self._notifier = notifier
         self._sweeper: asyncio.Task[None] | None = None
+        #: Tables seen STARTING by the sweep, and since when (this replica's clock).
+        self._starting_since: dict[str, float] = {}
 
     # --- players ------------------------------------------------------------------------
 
@@ -491,6 +498,24 @@ class LobbyApplication:
             except ServiceError as error:
                 log.info("bot fill skipped for table %s: %s", table_id, error.message)
 
+    async def finish_cut_off_starts(self) -> None:
+        """Finish the start of every table seen STARTING for `START_GRACE_S` or more (runs in
+        every replica): its lobby died, or the game service did not answer, half-way through
+        a start, and nobody may call StartGame again (an auto-started table). Starting twice
+        makes one game, so a start still under way elsewhere is finished twice, harmlessly."""
+        now = self._clock()
+        starting = await self.store.tables_starting()
+        seen = {table_id: self._starting_since.get(table_id, now) for table_id in starting}
+        self._starting_since = seen
+        for table_id, since in seen.items():
+            if now - since < START_GRACE_S:
+                continue
+            try:
+                await self.start(None, table_id)
+                log.info("finished the cut-off start of table %s", table_id)
+            except ServiceError as error:
+                log.info("the start of table %s is still cut off: %s", table_id, error.message)
+
     def start_background(self) -> None:
         if self._sweeper is None:
             self._sweeper = asyncio.create_task(self._sweep())
@@ -500,6 +525,7 @@ class LobbyApplication:
             try:
                 await self.store.repair_indexes()
                 await self.fill_due_tables()
+                await self.finish_cut_off_starts()
             except Exception:  # a sweep failure (store down) must not end the sweeper
                 log.exception("bot-fill sweep failed; retrying")
             await asyncio.sleep(BOT_FILL_SWEEP_SECONDS)

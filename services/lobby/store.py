@@ -22,6 +22,7 @@ import abc
 import asyncio
 import base64
 import contextlib
+import itertools
 import json
 import time
 from collections import OrderedDict
@@ -31,10 +32,12 @@ from typing import Any
 
 from services.errors import Reason, ServiceError
 
-from .model import GameProgress, Player, Table
+from .model import GameProgress, Player, Table, TableStatus
 
 Change = Callable[[Table], Table]
 MAX_CAS_ATTEMPTS = 50
+#: Tables being started that one sweep looks at, at most.
+STARTING_LISTED = 1_000
 #: Finished games a player's list keeps (the newest).
 FINISHED_KEPT = 20
 #: Request-id records the in-memory store keeps at most (the oldest go first).
@@ -154,6 +157,10 @@ class LobbyStore(abc.ABC):
     @abc.abstractmethod
     async def tables_due_for_bots(self, now_ms: int) -> list[str]:
         """Tables whose bot-fill time has come."""
+
+    @abc.abstractmethod
+    async def tables_starting(self) -> list[str]:
+        """Tables whose game is being started (STARTING), at most `STARTING_LISTED`."""
 
     async def repair_indexes(self) -> int:
         """Finish the index entries of table writes whose writer died before it wrote them;
@@ -323,3 +330,7 @@ class InMemoryLobbyStore(LobbyStore):
             for t in self._tables.values()
             if t.fill_bots_at_ms and t.fill_bots_at_ms <= now_ms and t.free_seats()
         ]
+
+    async def tables_starting(self) -> list[str]:
+        starting = (t.table_id for t in self._tables.values() if t.status is TableStatus.STARTING)
+        return list(itertools.islice(starting, STARTING_LISTED))
