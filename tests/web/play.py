@@ -44,7 +44,7 @@ def wait_for_my_turn_or_the_end(page: Any) -> str:
     page.wait_for_function(
         """() => document.querySelector('[data-testid=final-scores]')
               || document.querySelector('[data-testid=conflict-summary]')
-              || document.querySelector('.game[data-your-turn=true]')""",
+              || document.querySelector('.game[data-your-turn=true]:not([data-decision=""])')""",
         timeout=60_000,
     )
     if page.locator("[data-testid=final-scores]").count():
@@ -104,6 +104,10 @@ def decide(
     illegal landscape, whose refusal the page explains: collected in `explained`)."""
     asked = decision(page)
     before = version(page)
+    if not asked:
+        # The game moved on between seeing the turn and reading it (the page draws each new
+        # version as it comes): nothing to decide now; the caller waits for the next turn.
+        return
     legal_land = page.locator("button.land[data-legal=true]")
     if asked == "place-first-estate":
         if not explained and (text := click_illegal_landscape(page)):
