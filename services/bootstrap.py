@@ -494,8 +494,12 @@ async def start_backend(
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
         assert backend.chat is not None
-        chat = ChatApplication(backend.chat, LobbyTables(backend.lobby), clock=clock)
-        chat.max_watchers = config.chat_watchers_per_table
+        chat = ChatApplication(
+            backend.chat,
+            LobbyTables(backend.lobby),
+            max_watchers=config.chat_watchers_per_table,
+            clock=clock,
+        )
         ChatServicer(chat).add_to(server)
         names.append(CHAT_SERVICE)
     if "ai" in services:
