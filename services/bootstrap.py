@@ -494,12 +494,8 @@ async def start_backend(
         lobby_pb2_grpc.add_LobbyServiceServicer_to_server(servicer, server)
         names.append(LOBBY_SERVICE)
         assert backend.chat is not None
-        chat = ChatApplication(
-            backend.chat,
-            LobbyTables(backend.lobby),
-            max_watchers=config.chat_watchers_per_table,
-            clock=clock,
-        )
+        chat = ChatApplication(backend.chat, LobbyTables(backend.lobby), clock=clock)
+        chat.max_watchers = config.chat_watchers_per_table
         ChatServicer(chat).add_to(server)
         names.append(CHAT_SERVICE)
     if "ai" in services:
