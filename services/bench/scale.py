@@ -131,6 +131,7 @@ async def _drive(
             failed=failed,
         )
         say(f"measuring for {options.seconds:.0f} s")
+        measured_before, measured_started = cpu(), time.monotonic()
         figures: Figures = await measure(
             lobby,
             game,
@@ -141,7 +142,13 @@ async def _drive(
             rate=options.rate,
             seconds=options.seconds,
         )
+        measured_after, measured_seconds = cpu(), time.monotonic() - measured_started
         after = used_memory(masters)
+    # Every process's CPU while the phase ran (Redis included): where the cores went.
+    measured_cpu = {
+        name: round((measured_after[name] - measured_before[name]) * 1000 / measured_seconds, 1)
+        for name in measured_after
+    }
     per_game = (memory - baseline) / max(len(idle), 1)
     return {
         "games": len(idle) + len(timed),
@@ -160,6 +167,7 @@ async def _drive(
         "setup_games_per_s": round(len(idle) / max(setup_seconds, 1e-9), 1),
         "setup_cpu_ms_per_game": setup_cpu,
         "idle_cpu_ms_per_s": idle_cpu,
+        "measured_cpu_ms_per_s": measured_cpu,
         "setup_failures": len(failed),
         "setup_failure_examples": sorted(set(failed))[:3],
         "players": count,
@@ -220,6 +228,13 @@ def run_scale_bench(
         }
         logs: Path | None = options.logs
         processes = {}
+        redis_pids = {
+            f"redis-{index}": node.pid
+            for index, node in enumerate(
+                cluster.nodes if options.redis_cluster else [server], start=1
+            )
+            if node.pid is not None
+        }
 
         def start(name: str, args: list[str], more: dict[str, str] | None = None) -> None:
             log = logs / f"{name}.log" if logs is not None else None
@@ -245,6 +260,7 @@ def run_scale_bench(
                 say=say,
                 cpu=lambda: (
                     {name: _cpu_of_tree(process.pid) for name, process in processes.items()}
+                    | {name: cpu_seconds(pid) or 0.0 for name, pid in redis_pids.items()}
                     | {"bench": cpu_seconds(os.getpid()) or 0.0}
                 ),
             )
@@ -311,4 +327,3 @@ def _command(args: argparse.Namespace) -> int:
 
 def _stopped(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
-
