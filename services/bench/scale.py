@@ -14,7 +14,12 @@ the operator path's settings (docs/OPERATING.md, "Setting up many games at once"
    decide: the stand-ins' decisions are the timers firing.
 3. The measured phase (services/bench/scale_measure.py) for `--seconds`: people's commands on
    games nobody touched since setup, `--rate` a second over `--active` games at a time;
-   ListMyGames; "your turn" notifications; the turn timers.
+   ListMyGames; "your turn" notifications; the turn timers. Each process's CPU meanwhile
+   (Redis's and the bench's own included) gives `cpu_ms_per_command`: what one person's
+   command costs the machine, all in.
+4. With `--sweep RATE,...`, one more measured phase at each of those rates, each on games
+   nobody touched yet (`sweep`: the latencies and CPU at each rate: where the machine stops
+   meeting the targets).
 
 Everything runs in a temporary directory removed at the end, Redis included: nothing is left
 behind. Prints one JSON object (the contract's keys, see docs/BENCHMARKS.md).
@@ -130,25 +135,30 @@ async def _drive(
             with_bots=lambda _: False,
             failed=failed,
         )
-        say(f"measuring for {options.seconds:.0f} s")
-        measured_before, measured_started = cpu(), time.monotonic()
-        figures: Figures = await measure(
-            lobby,
-            game,
-            players,
-            idle,
-            timed,
-            active=options.active,
-            rate=options.rate,
-            seconds=options.seconds,
-        )
-        measured_after, measured_seconds = cpu(), time.monotonic() - measured_started
+        untouched = iter(idle)
+
+        async def phase(rate: float) -> tuple[Figures, dict[str, float]]:
+            say(f"measuring for {options.seconds:.0f} s at {rate:g} commands a second")
+            before, phase_started = cpu(), time.monotonic()
+            figures = await measure(
+                lobby,
+                game,
+                players,
+                untouched,
+                timed,
+                active=options.active,
+                rate=rate,
+                seconds=options.seconds,
+            )
+            after, seconds = cpu(), time.monotonic() - phase_started
+            # Every process's CPU while the phase ran (Redis included): where the cores went.
+            return figures, {
+                name: round((after[name] - before[name]) * 1000 / seconds, 1) for name in after
+            }
+
+        figures, measured_cpu = await phase(options.rate)
+        sweep = [_rate_figures(rate, *await phase(rate)) for rate in options.sweep]
         after = used_memory(masters)
-    # Every process's CPU while the phase ran (Redis included): where the cores went.
-    measured_cpu = {
-        name: round((measured_after[name] - measured_before[name]) * 1000 / measured_seconds, 1)
-        for name in measured_after
-    }
     per_game = (memory - baseline) / max(len(idle), 1)
     return {
         "games": len(idle) + len(timed),
@@ -168,6 +178,8 @@ async def _drive(
         "setup_cpu_ms_per_game": setup_cpu,
         "idle_cpu_ms_per_s": idle_cpu,
         "measured_cpu_ms_per_s": measured_cpu,
+        "cpu_ms_per_command": _cpu_per_command(figures, measured_cpu),
+        "sweep": sweep,
         "setup_failures": len(failed),
         "setup_failure_examples": sorted(set(failed))[:3],
         "players": count,
@@ -188,6 +200,30 @@ async def _drive(
         "list_my_games_p50_ms": _percentile(figures.list_ms, 0.50),
         "notify_p50_ms": _percentile(figures.notify_ms, 0.50),
         "timer_lateness_p50_ms": _percentile(figures.timer_late_ms, 0.50),
+    }
+
+
+def _cpu_per_command(figures: Figures, cpu_ms_per_s: dict[str, float]) -> float:
+    """The CPU of every process (the stack, Redis, the bench) per person's command."""
+    commands_per_s = len(figures.submit_ms) / max(figures.seconds, 1e-9)
+    return round(sum(cpu_ms_per_s.values()) / max(commands_per_s, 1e-9), 2)
+
+
+def _rate_figures(rate: float, figures: Figures, cpu_ms_per_s: dict[str, float]) -> dict[str, Any]:
+    """One sweep phase's figures: the contract's latency keys at `rate`."""
+    return {
+        "rate": rate,
+        "commands_per_s": round(len(figures.submit_ms) / max(figures.seconds, 1e-9), 1),
+        "p50_ms": _percentile(figures.submit_ms, 0.50),
+        "p99_ms": _p99(figures.submit_ms),
+        "cold_load_p50_ms": _percentile(figures.cold_load_ms, 0.50),
+        "cold_load_p99_ms": _p99(figures.cold_load_ms),
+        "list_my_games_p99_ms": _p99(figures.list_ms),
+        "notify_p99_ms": _p99(figures.notify_ms),
+        "timer_lateness_p99_ms": _p99(figures.timer_late_ms),
+        "cpu_ms_per_command": _cpu_per_command(figures, cpu_ms_per_s),
+        "cpu_ms_per_s": cpu_ms_per_s,
+        "failed_calls": figures.failures,
     }
 
 
@@ -290,6 +326,13 @@ def add_command(benches: Any, positive: Callable[[str], int]) -> None:
     scale.add_argument("--rate", type=float, default=200.0, help="people's commands a second")
     scale.add_argument("--seconds", type=float, default=20.0, help="the measured phase's length")
     scale.add_argument(
+        "--sweep",
+        type=_rates,
+        default=(),
+        metavar="RATE,...",
+        help="after the measured phase, one more at each of these rates (commands a second)",
+    )
+    scale.add_argument(
         "--timer-games", type=int, default=20, help="games whose 5-9 s turn timers fire"
     )
     scale.add_argument("--per-player", type=positive, default=100, help="games per player")
@@ -308,6 +351,16 @@ def add_command(benches: Any, positive: Callable[[str], int]) -> None:
     scale.add_argument("--logs", type=Path, metavar="DIR", help="keep each process's output")
     scale.add_argument("--json", action="store_true", help="print one JSON object")
     scale.set_defaults(handler=_command)
+
+
+def _rates(text: str) -> tuple[float, ...]:
+    try:
+        rates = tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of rates: {text!r}") from None
+    if not rates or any(rate <= 0 for rate in rates):
+        raise argparse.ArgumentTypeError(f"rates must be positive numbers: {text!r}")
+    return rates
 
 
 def _command(args: argparse.Namespace) -> int:

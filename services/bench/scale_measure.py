@@ -214,7 +214,7 @@ async def measure(
     lobby: Any,
     game: Any,
     players: Players,
-    idle: list[SetUpGame],
+    idle: Iterator[SetUpGame],
     timed: list[SetUpGame],
     *,
     active: int,
@@ -222,7 +222,8 @@ async def measure(
     seconds: float,
     seed: int = 1,
 ) -> Figures:
-    """The measured phase (see the module docstring) for `seconds`."""
+    """The measured phase (see the module docstring) for `seconds`, on games taken from
+    `idle` (shared by successive phases, so that each takes games nobody touched)."""
     figures = Figures()
     phase = _Phase(lobby, game, players, figures, rate=rate, seed=seed)
     started = time.monotonic()
@@ -232,10 +233,9 @@ async def measure(
         for index in range(min(WATCHED_PLAYERS, len(players.ids)))
     ] + [asyncio.create_task(phase.timers(one)) for one in timed]
     try:
-        games = iter(idle)
         await asyncio.gather(
             phase.list_my_games(until),
-            *(phase.commands(games, until) for _ in itertools.repeat(None, active)),
+            *(phase.commands(idle, until) for _ in itertools.repeat(None, active)),
         )
         figures.seconds = time.monotonic() - started
     finally:

@@ -51,8 +51,9 @@ def test_bench_scale_plays_real_games_reports_the_contract_and_leaves_nothing(
     done = subprocess.run(
         [
             sys.executable, "-m", "services.cli", "bench", "scale",
-            "--games", "12", "--timer-games", "2", "--seconds", "15", "--active", "4",
-            "--rate", "20", "--per-player", "4", "--setup-concurrency", "4", "--json",
+            "--games", "40", "--timer-games", "2", "--seconds", "15", "--active", "4",
+            "--rate", "4", "--sweep", "3", "--per-player", "8", "--setup-concurrency", "8",
+            "--json",
         ],
         cwd=ROOT, capture_output=True, text=True, timeout=400, check=False,
         env={**os.environ, "TMPDIR": str(scratch)},
@@ -61,7 +62,7 @@ def test_bench_scale_plays_real_games_reports_the_contract_and_leaves_nothing(
     figures = json.loads(done.stdout)
     for key in CONTRACT:
         assert key in figures, key
-    assert figures["games"] == 14
+    assert figures["games"] == 42
     # Every game was set up through the lobby and the game service: the people's commands
     # were answered, cold loads made, their players' lists and notifications answered.
     assert figures["commands"] > 0 and figures["p99_ms"] > 0
@@ -70,6 +71,17 @@ def test_bench_scale_plays_real_games_reports_the_contract_and_leaves_nothing(
     assert figures["notifications_timed"] > 0
     assert figures["timers_fired"] > 0
     assert figures["active_games"] > 0
+    # What a command costs the machine, all in, and where it went.
+    assert figures["cpu_ms_per_command"] > 0
+    assert {"game-1", "game-2", "lobby-1", "redis-1", "bench"} <= set(
+        figures["measured_cpu_ms_per_s"]
+    )
+    # The sweep's phase ran at its own rate, on games the first phase had not touched.
+    (swept,) = figures["sweep"]
+    assert swept["rate"] == 3
+    assert 0 < swept["commands_per_s"] <= 4
+    assert swept["p99_ms"] > 0 and swept["cold_load_p99_ms"] > 0
+    assert swept["cpu_ms_per_command"] > 0
     assert figures["redis_used_memory_mb"] > 0 and figures["redis_bytes_per_game"] > 0
     assert set(figures["redis_by_kind"]) >= {"events", "lobby", "notifications", "timers"}
     assert set(figures["replica_peak_rss_mb"]) == {"game-1", "game-2"}
