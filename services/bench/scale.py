@@ -121,11 +121,8 @@ async def _drive(
         idle_before, idle_started = cpu(), time.monotonic()
         await asyncio.sleep(IDLE_SECONDS)
         idle_after, idle_seconds = cpu(), time.monotonic() - idle_started
-        idle_cpu = {
-            name: round((idle_after[name] - idle_before[name]) * 1000 / idle_seconds, 1)
-            for name in idle_after
-            if name != "bench"
-        }
+        idle_cpu = _cpu_rates(idle_before, idle_after, idle_seconds)
+        del idle_cpu["bench"]
         timed = await open_tables(
             lobby,
             players,
@@ -152,9 +149,7 @@ async def _drive(
             )
             after, seconds = cpu(), time.monotonic() - phase_started
             # Every process's CPU while the phase ran (Redis included): where the cores went.
-            return figures, {
-                name: round((after[name] - before[name]) * 1000 / seconds, 1) for name in after
-            }
+            return figures, _cpu_rates(before, after, seconds)
 
         figures, measured_cpu = await phase(options.rate)
         sweep = [_rate_figures(rate, *await phase(rate)) for rate in options.sweep]
@@ -163,7 +158,7 @@ async def _drive(
     return {
         "games": len(idle) + len(timed),
         "active_games": len(figures.games_touched),
-        "commands_per_s": round(len(figures.submit_ms) / max(figures.seconds, 1e-9), 1),
+        "commands_per_s": round(figures.commands_per_s, 1),
         "p99_ms": _p99(figures.submit_ms),
         "cold_load_p99_ms": _p99(figures.cold_load_ms),
         "list_my_games_p99_ms": _p99(figures.list_ms),
@@ -203,17 +198,23 @@ async def _drive(
     }
 
 
+def _cpu_rates(
+    before: dict[str, float], after: dict[str, float], seconds: float
+) -> dict[str, float]:
+    """Each process's CPU, in ms a second, between two readings `seconds` apart."""
+    return {name: round((after[name] - before[name]) * 1000 / seconds, 1) for name in after}
+
+
 def _cpu_per_command(figures: Figures, cpu_ms_per_s: dict[str, float]) -> float:
     """The CPU of every process (the stack, Redis, the bench) per person's command."""
-    commands_per_s = len(figures.submit_ms) / max(figures.seconds, 1e-9)
-    return round(sum(cpu_ms_per_s.values()) / max(commands_per_s, 1e-9), 2)
+    return round(sum(cpu_ms_per_s.values()) / max(figures.commands_per_s, 1e-9), 2)
 
 
 def _rate_figures(rate: float, figures: Figures, cpu_ms_per_s: dict[str, float]) -> dict[str, Any]:
     """One sweep phase's figures: the contract's latency keys at `rate`."""
     return {
         "rate": rate,
-        "commands_per_s": round(len(figures.submit_ms) / max(figures.seconds, 1e-9), 1),
+        "commands_per_s": round(figures.commands_per_s, 1),
         "p50_ms": _percentile(figures.submit_ms, 0.50),
         "p99_ms": _p99(figures.submit_ms),
         "cold_load_p50_ms": _percentile(figures.cold_load_ms, 0.50),

@@ -62,6 +62,11 @@ class Figures:
 
     seconds: float = 0.0
 
+    @property
+    def commands_per_s(self) -> float:
+        """People's commands answered a second over the phase."""
+        return len(self.submit_ms) / max(self.seconds, 1e-9)
+
 
 class _Phase:
     def __init__(
