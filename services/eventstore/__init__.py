@@ -27,7 +27,7 @@ from .redis.urls import (
     redis_client,
     standalone_client,
 )
-from .redis.wire import slots_by_primary
+from .redis.wire import primaries_of, slots_by_primary
 
 __all__ = [
     "GENESIS_HASH",
@@ -45,6 +45,7 @@ __all__ = [
     "chain_hash",
     "is_cluster_url",
     "open_store",
+    "primaries_of",
     "redis_client",
     "slots_by_primary",
     "standalone_client",

@@ -5,8 +5,9 @@ a game whose store does not answer holds up no other look and comes again a seco
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -14,13 +15,15 @@ from redis.crc import key_slot
 
 from services.devtools.redis_cluster import RedisClusterServers
 from services.engine import initial_state
-from services.eventstore import StoreUnavailable
+from services.eventstore import StoreUnavailable, slots_by_primary
 from services.game.timers import (
+    FULL_SWEEP_S,
     RETRY_MS,
     InMemoryTurnTimers,
     RedisTurnTimers,
     TimerSweeper,
 )
+from services.game.timers.redis_timers import _SET, BUCKETS_PER_CALL
 from services.game.values import Resting
 from tests.support.waiting import wait_until
 
@@ -136,3 +139,102 @@ async def test_a_game_whose_store_is_away_is_looked_at_again_a_second_later() ->
     await timers.set("away", 1, 1_000)
     assert await sweeper.sweep() == 1
     assert await timers.next_wake_ms() == 2_000 + RETRY_MS  # not the lease: a second
+
+
+class _Monotonic:
+    """A sweeper's own clock for when it names every bucket again."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _claims_run(cluster: RedisClusterServers) -> int:
+    """Claim scripts the cluster's masters have run so far."""
+    total = 0
+    for node in cluster.nodes:
+        with redis.Redis(port=node.port) as client:
+            stats = client.info("commandstats")
+            total += sum(
+                stats.get(f"cmdstat_{name}", {}).get("calls", 0) for name in ("evalsha", "eval")
+            )
+    return total
+
+
+async def test_an_idle_sweeper_names_the_buckets_only_when_due_and_all_of_them_now_and_then(
+    fresh_cluster_url: str, redis_cluster: RedisClusterServers
+) -> None:
+    clock = _Monotonic()
+    timers = RedisTurnTimers.from_url(fresh_cluster_url)
+    timers._monotonic = clock  # the test's clock for the sweeps of every bucket
+    try:
+        await timers.set("later", 1, 50_000)
+        assert (await timers.claim_due(1_000, 500, 10)).games == []  # the first: every bucket
+        before = _claims_run(redis_cluster)
+        for now in range(2_000, 12_000, 1_000):  # nothing due: nothing asked of any master
+            clock.now += 0.4
+            assert await timers.claim_due(now, 500, 10) == ([], 50_000)
+        assert _claims_run(redis_cluster) == before
+        clock.now += FULL_SWEEP_S
+        await timers.claim_due(13_000, 500, 10)  # every bucket again, BUCKETS_PER_CALL a call
+        calls = sum(
+            -(-len(slots) // BUCKETS_PER_CALL) for _, slots in slots_by_primary(timers._redis)
+        )
+        assert _claims_run(redis_cluster) - before == calls
+        assert (await timers.claim_due(50_000, 500, 10)).games == ["later"]  # due: claimed
+    finally:
+        await timers.close()
+
+
+async def test_a_wake_up_another_replica_set_is_found_by_the_next_sweep_of_every_bucket(
+    fresh_cluster_url: str,
+) -> None:
+    mine, theirs = _Monotonic(), _Monotonic()
+    replica, other = (
+        RedisTurnTimers.from_url(fresh_cluster_url),
+        RedisTurnTimers.from_url(fresh_cluster_url),
+    )
+    replica._monotonic, other._monotonic = mine, theirs
+    try:
+        assert (await replica.claim_due(1_000, 500, 10)).games == []  # knows every bucket empty
+        await other.set("set-elsewhere", 1, 2_000)
+        await replica.set("set-here", 1, 2_000)
+        mine.now += 1
+        # Its own wake-up fires on time; the other replica's waits for a sweep of every bucket
+        # (the other replica, alive, claims it on time itself).
+        assert (await replica.claim_due(2_000, 500, 10)).games == ["set-here"]
+        mine.now += FULL_SWEEP_S
+        assert (await replica.claim_due(2_100, 500, 10)).games == ["set-elsewhere"]
+    finally:
+        await replica.close()
+        await other.close()
+
+
+async def test_a_claim_keeps_a_wake_up_set_while_it_was_under_way(
+    fresh_cluster_url: str,
+) -> None:
+    """A claim may read a bucket before this replica's set of a wake-up there reaches the
+    master: the bucket's remembered wake-up is the set's, not the claim's 'empty'."""
+    clock = _Monotonic()
+    timers = RedisTurnTimers.from_url(fresh_cluster_url)
+    timers._monotonic = clock
+    write, real_script = asyncio.Event(), timers._script
+
+    async def slow_writes(script: str, keys: Sequence[str], args: Sequence[Any], **at: Any) -> Any:
+        if script == _SET:
+            await write.wait()
+        return await real_script(script, keys, args, **at)
+
+    timers._script = slow_writes  # type: ignore[method-assign]
+    try:
+        setting = asyncio.ensure_future(timers.set("racing", 1, 3_000))
+        await asyncio.sleep(0)  # the set is under way, its write held back
+        assert (await timers.claim_due(1_000, 500, 10)).games == []  # the bucket read empty
+        write.set()
+        await setting  # the write lands after the claim's read
+        clock.now += 1  # not a sweep of every bucket: only what is remembered is named
+        assert (await timers.claim_due(3_000, 500, 10)).games == ["racing"]
+    finally:
+        await timers.close()

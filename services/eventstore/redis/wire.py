@@ -419,3 +419,15 @@ def slots_by_primary(cluster: RedisCluster) -> list[tuple[Any, list[int]]]:
         if nodes:
             by_name.setdefault(nodes[0].name, (nodes[0], []))[1].append(slot)
     return list(by_name.values())
+
+
+def primaries_of(cluster: RedisCluster, slots: list[int]) -> list[tuple[Any, list[int]]]:
+    """These slots grouped by the master that serves each, as `slots_by_primary` (a slot no
+    master serves in the client's map is left out)."""
+    by_name: dict[str, tuple[Any, list[int]]] = {}
+    cache = cluster.nodes_manager.slots_cache
+    for slot in sorted(slots):
+        nodes = cache.get(slot)
+        if nodes:
+            by_name.setdefault(nodes[0].name, (nodes[0], []))[1].append(slot)
+    return list(by_name.values())

@@ -36,7 +36,7 @@ from .policy import (
     wake_stands,
 )
 from .port import Due, InMemoryTurnTimers, TurnTimers
-from .redis_timers import RedisTurnTimers, bucket_tag
+from .redis_timers import FULL_SWEEP_S, RedisTurnTimers, bucket_tag
 from .sweeper import (
     CLAIM_BATCH,
     DEFAULT_LEASE_MS,
@@ -50,6 +50,7 @@ from .wakeups import UNCONFIRMED_LOOK_MS, WakeUps
 __all__ = [
     "CLAIM_BATCH",
     "DEFAULT_LEASE_MS",
+    "FULL_SWEEP_S",
     "MAX_RECHECK_MS",
     "POLL_INTERVAL_S",
     "RETRY_MS",

@@ -8,6 +8,9 @@
 -- ARGV[1]: now (ms), ARGV[2]: lease (ms), ARGV[3]: the most games to claim.
 -- Replies {earliest wake time left, or '' when none; the claimed game ids...}. An empty bucket
 -- costs one ZRANGE, so a sweep costs what is due plus one call per bucket, not per game.
+-- With ARGV[6] = 'each' (buckets named by ARGV[5]) it replies {earliest, how many games claimed,
+-- the game ids..., then for each bucket left non-empty: its place in ARGV[5] (1-based) and its
+-- earliest wake time}: what a sweeper remembers so as to claim from only the buckets due.
 local now, lease, limit = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local buckets = KEYS
 if #buckets == 0 then
@@ -18,7 +21,8 @@ if #buckets == 0 then
 end
 local claimed = {''}
 local earliest = nil
-for _, key in ipairs(buckets) do
+local each = {}
+for place, key in ipairs(buckets) do
   local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
   if #first > 0 then
     local score = tonumber(first[2])
@@ -32,7 +36,15 @@ for _, key in ipairs(buckets) do
       score = #first > 0 and tonumber(first[2]) or nil
     end
     if score and (earliest == nil or score < earliest) then earliest = score end
+    if score then
+      each[#each + 1] = place
+      each[#each + 1] = string.format('%d', score)
+    end
   end
 end
 if earliest ~= nil then claimed[1] = string.format('%d', earliest) end
-return claimed
+if ARGV[6] ~= 'each' then return claimed end
+local reply = {claimed[1], #claimed - 1}
+for index = 2, #claimed do reply[#reply + 1] = claimed[index] end
+for _, value in ipairs(each) do reply[#reply + 1] = value end
+return reply

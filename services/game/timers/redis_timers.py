@@ -13,9 +13,16 @@ sharing a hash tag so that one script sets both.
   sweeper claims per master, over the buckets of the slots that master serves, in one script
   (``claim.lua``, flagged ``allow-cross-slot-keys``, the buckets named as arguments: a cluster
   refuses declared keys of several slots; Redis 7.0 or later), and the masters answer each on
-  their own. A sweep costs one call per bucket and what is due, never a call
+  their own. A sweep costs what is due and one look per bucket it names, never a call
   per game. Wake-ups left in the old ``{timers}`` bucket are moved to their games' buckets by
   the first sweep that can reach it.
+
+  A sweeper does not name every bucket at every sweep: a look at all 16,384 made each master
+  spend 90-100 ms of CPU a second with every game idle (two replicas sweeping twice a second).
+  Each claim replies every named bucket's earliest wake-up; the sweeper remembers them, adds
+  the wake-ups its own replica sets, and names only the buckets due. Every `FULL_SWEEP_S` it
+  names them all again, which is how it learns of wake-ups other replicas set: a replica's own
+  wake-ups fire on time, and one set by a replica that died since waits at most that long more.
 """
 
 from __future__ import annotations
@@ -25,7 +32,8 @@ import contextlib
 import functools
 import hashlib
 import logging
-from collections.abc import AsyncIterator, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
 from typing import Any, cast
 
@@ -37,6 +45,7 @@ from services.eventstore import (
     TRANSIENT_REDIS_ERRORS,
     AnyRedis,
     StoreUnavailable,
+    primaries_of,
     redis_client,
     slots_by_primary,
 )
@@ -55,6 +64,9 @@ BUCKETS_PER_CALL = 1024
 CALL_TIMEOUT_S = 2.0
 #: Entries moved from the old single bucket per step of its migration.
 MIGRATE_BATCH = 500
+#: How often a sweeper on a cluster names every bucket of every master (see the module
+#: docstring): the most a wake-up set by a replica that died since may wait beyond its time.
+FULL_SWEEP_S = 5.0
 
 _SET = resources.files(__package__).joinpath("set.lua").read_text()
 _CLAIM = resources.files(__package__).joinpath("claim.lua").read_text()
@@ -119,11 +131,27 @@ class RedisTurnTimers(TurnTimers):
     """Timers on Redis (see the module docstring): one bucket on a standalone Redis, a bucket
     per slot on a Redis Cluster."""
 
-    def __init__(self, client: AnyRedis, key_prefix: str = "verrater") -> None:
+    def __init__(
+        self,
+        client: AnyRedis,
+        key_prefix: str = "verrater",
+        *,
+        full_sweep_s: float = FULL_SWEEP_S,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         self._redis = client
         self._prefix = key_prefix
         self._cluster = isinstance(client, RedisCluster)
         self._legacy_left = self._cluster  # the old single bucket may still hold wake-ups
+        # On a cluster (see the module docstring): each non-empty bucket's earliest wake-up as
+        # last seen or set here, by slot; which set last touched each slot (a claim's reply,
+        # read before that set, must not forget it); and when every bucket is named again.
+        self._full_sweep_s = full_sweep_s
+        self._monotonic = monotonic
+        self._earliest: dict[int, int] = {}
+        self._touched: dict[int, int] = {}
+        self._sets = 0
+        self._next_full = 0.0
 
     @classmethod
     def from_url(cls, url: str) -> RedisTurnTimers:
@@ -149,15 +177,32 @@ class RedisTurnTimers(TurnTimers):
         except NoScriptError:
             return await self._redis.execute_command("EVAL", script, *tail, **at)
 
+    def _remember(self, game_id: str, wake_ms: int) -> None:
+        """A wake-up this replica sets: its bucket is due by then (a cleared or later one only
+        makes the bucket's remembered time early, which the next claim of it corrects). Called
+        before the write and again once it is done: a claim under way meanwhile may have read
+        the bucket without it, and must not forget it (`_learn`)."""
+        if self._cluster:
+            slot = game_slot(game_id)
+            self._sets += 1
+            self._touched[slot] = self._sets
+            self._earliest[slot] = min(self._earliest.get(slot, wake_ms), wake_ms)
+
     async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
         wake = "-" if wake_ms is None else str(wake_ms)
+        if wake_ms is not None:
+            self._remember(game_id, wake_ms)
         async with _as_store_errors():
             await self._script(_SET, self.keys_of(game_id), (game_id, version, wake))
+        if wake_ms is not None:
+            self._remember(game_id, wake_ms)
 
     async def look_again(self, game_id: str, wake_ms: int) -> None:
         wake_key, _ = self.keys_of(game_id)
+        self._remember(game_id, wake_ms)
         async with _as_store_errors():
             await self._redis.zadd(wake_key, {game_id: wake_ms}, xx=True)
+        self._remember(game_id, wake_ms)
 
     async def claim_due(self, now_ms: int, lease_ms: int, limit: int) -> Due:
         if not self._cluster:
@@ -167,55 +212,81 @@ class RedisTurnTimers(TurnTimers):
             return _due(reply)
         return await self._claim_on_cluster(now_ms, lease_ms, limit)
 
-    async def _claim_on_cluster(self, now_ms: int, lease_ms: int, limit: int) -> Due:
-        """Claim on every master at once, over the buckets of the slots it serves; a master
-        that does not answer in time is skipped (its games' wake-ups wait for it), and only
-        when none answers is the claim unavailable."""
+    async def _claim_on_cluster(
+        self, now_ms: int, lease_ms: int, limit: int, *, every_bucket: bool = False
+    ) -> Due:
+        """Claim on every master at once, over the buckets due of the slots it serves (all of
+        them every `FULL_SWEEP_S`, or when `every_bucket`); a master that does not answer in
+        time is skipped (its games' wake-ups wait for it), and only when none answers is the
+        claim unavailable."""
         assert isinstance(self._redis, RedisCluster)
         if self._legacy_left:
             await self._move_legacy()
         async with _as_store_errors():
             await self._redis.initialize()
-        masters = slots_by_primary(self._redis)
+        if every_bucket or self._monotonic() >= self._next_full:
+            self._next_full = self._monotonic() + self._full_sweep_s
+            named = slots_by_primary(self._redis)
+        else:
+            due = [slot for slot, wake in self._earliest.items() if wake <= now_ms]
+            named = primaries_of(self._redis, due) if due else []
+        started = self._sets
         outcomes = await asyncio.gather(
-            *(self._claim_on(node, slots, now_ms, lease_ms, limit) for node, slots in masters),
+            *(self._claim_on(node, slots, now_ms, lease_ms, limit) for node, slots in named),
             return_exceptions=True,
         )
         games: list[str] = []
-        earliest: int | None = None
-        failures = [each for each in outcomes if isinstance(each, BaseException)]
-        for outcome in outcomes:
-            if isinstance(outcome, Due):
-                games += outcome.games
-                if outcome.next_wake_ms is not None:
-                    earliest = min(earliest or outcome.next_wake_ms, outcome.next_wake_ms)
+        failures: list[BaseException] = []
+        for (_, slots), outcome in zip(named, outcomes, strict=True):
+            if isinstance(outcome, BaseException):
+                failures.append(outcome)
+                continue
+            claimed, earliest_of = outcome
+            games += claimed
+            self._learn(slots, earliest_of, started)
         for failure in failures:
             log.warning("turn timers: a master did not answer the claim: %r", failure)
         if failures and len(failures) == len(outcomes):
             raise StoreUnavailable(f"turn timers unreachable: {failures[0]!r}")
-        return Due(games, earliest)
+        return Due(games, min(self._earliest.values(), default=None))
+
+    def _learn(self, slots: list[int], earliest_of: dict[int, int], started: int) -> None:
+        """Remember the earliest wake-up of each bucket a claim named (none: empty), keeping
+        what this replica set in one since the claim began (the reply may predate its write:
+        a write done before the claim began is in the reply)."""
+        for slot in slots:
+            seen = earliest_of.get(slot)
+            if self._touched.get(slot, 0) > started and slot in self._earliest:
+                mine = self._earliest[slot]
+                seen = mine if seen is None else min(seen, mine)
+            if seen is None:
+                self._earliest.pop(slot, None)
+            else:
+                self._earliest[slot] = seen
 
     async def _claim_on(
         self, node: Any, slots: list[int], now_ms: int, lease_ms: int, limit: int
-    ) -> Due:
+    ) -> tuple[list[str], dict[int, int]]:
+        """Claim on one master over these slots' buckets: the games claimed, and each
+        non-empty bucket's earliest wake-up left (by slot)."""
         games: list[str] = []
-        earliest: int | None = None
+        earliest_of: dict[int, int] = {}
         async with _as_store_errors():
             for start in range(0, len(slots), BUCKETS_PER_CALL):
-                tags = _bucket_tags(tuple(slots[start : start + BUCKETS_PER_CALL]))
+                part = tuple(slots[start : start + BUCKETS_PER_CALL])
                 room = max(0, limit - len(games))
-                due = _due(
-                    await self._script(
-                        _CLAIM_ACROSS_SLOTS,
-                        (),
-                        (now_ms, lease_ms, room, self._prefix, tags),
-                        target_nodes=node,
-                    )
+                reply = await self._script(
+                    _CLAIM_ACROSS_SLOTS,
+                    (),
+                    (now_ms, lease_ms, room, self._prefix, _bucket_tags(part), "each"),
+                    target_nodes=node,
                 )
-                games += due.games
-                if due.next_wake_ms is not None:
-                    earliest = min(earliest or due.next_wake_ms, due.next_wake_ms)
-        return Due(games, earliest)
+                count = int(reply[1])
+                games += [_text(game) for game in reply[2 : 2 + count]]
+                pairs = reply[2 + count :]
+                for place, wake in zip(pairs[::2], pairs[1::2], strict=True):
+                    earliest_of[part[int(place) - 1]] = int(wake)
+        return games, earliest_of
 
     async def _move_legacy(self) -> None:
         """Move the wake-ups of the old single ``{timers}`` bucket to their games' buckets
@@ -236,6 +307,7 @@ class RedisTurnTimers(TurnTimers):
                     versions = await self._redis.hmget(old_versions, names)
                 for (name, wake), version in zip(entries, versions, strict=True):
                     game_id = _text(name)
+                    self._remember(game_id, int(wake))
                     async with _as_store_errors():
                         await self._script(
                             _SET, self.keys_of(game_id), (game_id, int(version or 0), int(wake))
@@ -249,6 +321,8 @@ class RedisTurnTimers(TurnTimers):
 
     async def next_wake_ms(self) -> int | None:
         """The earliest wake time set: a claim of nothing over every bucket."""
+        if self._cluster:
+            return (await self._claim_on_cluster(0, 0, 0, every_bucket=True)).next_wake_ms
         return (await self.claim_due(0, 0, 0)).next_wake_ms
 
     async def close(self) -> None:
