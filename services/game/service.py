@@ -117,8 +117,11 @@ class GameApplication:
         ACTIVE_GAMES.set_function(self._active_games)
 
     async def close(self) -> None:
-        """Stop loading again the games whose store failed (services/game/resuming.py)."""
+        """Stop loading again the games whose store failed (services/game/resuming.py), and
+        setting the wake-ups of games loaded cold."""
         await self._resumer.close()
+        if self._wake_ups is not None:
+            await self._wake_ups.close()
 
     def _active_games(self) -> int:
         return sum(1 for game in self._cache.values() if game.state.phase is not Phase.GAME_OVER)
@@ -155,7 +158,7 @@ class GameApplication:
             self._publish(GameLoaded(game_id, state, game.last_decision, deadline))
             game.announced = state.version
             if self._wake_ups is not None:
-                await self._wake_ups.loaded(game_id, game)
+                self._wake_ups.after_load(game_id, game)
             self._evict()
             self._retire_if_finished(game_id, game)
         else:  # (a game just loaded went in last; others' loads may have evicted it since)
@@ -245,8 +248,11 @@ class GameApplication:
 
     async def resting(self, game_id: str) -> Resting:
         """The game's current state, when it came to rest (for its turn timer), and the batch
-        that led there (for the turn timers' looks)."""
+        that led there: what the turn timers' looks read (once a cold load's wake-up is set,
+        so that the look's stands over it)."""
         game = await self._current(game_id)
+        if self._wake_ups is not None:
+            await self._wake_ups.loaded_set(game_id)
         return Resting(game.state, game.rest_since_ms, game.last_decision)
 
     async def state(self, game_id: str, *, fresh: bool = True) -> GameState:
@@ -256,7 +262,8 @@ class GameApplication:
 
     async def view(self, game_id: str, seat: int | None) -> Seen:
         """What `seat` (None: a spectator) sees now, and when the awaited decision is due."""
-        state, rest_since, _ = await self.resting(game_id)
+        game = await self._current(game_id)
+        state, rest_since = game.state, game.rest_since_ms
         _check_seat(state, seat)
         return Seen(view(state, seat), deadline_ms(state, rest_since))
 

@@ -7,7 +7,10 @@ order its durability needs, all under the game's lock:
   none (`appended`): cleared before the append, the game would have none if the replica died in
   between; cleared after the next append's wake-up, it would remove that one;
 - when a game is loaded cold, the wake-up its state needs (`loaded`): the replica that appended
-  it may have died before setting it.
+  it may have died before setting it. It is set in the background (`after_load`), off the path
+  of the call that loaded the game: a Redis round trip less for that answer, taken under the
+  game's lock, and not at all when an append of this replica has moved the game on meanwhile
+  (that append set its own state's).
 
 `CachedGame.wake` remembers what this replica last wrote for the game, so that a game whose
 states need no wake-up, or whose bots' standing recheck still serves, costs no Redis call.
@@ -15,12 +18,14 @@ states need no wake-up, or whose bots' standing recheck still serves, costs no R
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
 
 from services.engine import GameState
-from services.eventstore import StoreUnavailable
+from services.eventstore import TRANSIENT_REDIS_ERRORS, StoreUnavailable
+from services.tasks import cancel_and_wait
 
 from ..cache import CachedGame
 from ..clock import human_seats_to_act
@@ -31,6 +36,10 @@ log = logging.getLogger("verrater.game.timers")
 
 #: How soon a game whose last append is not confirmed on its replicas is looked at again.
 UNCONFIRMED_LOOK_MS = 1000
+#: How soon the wake-up of a game loaded cold is tried again while the timers' store is away,
+#: at first and at most.
+RETRY_FIRST_S = 0.1
+RETRY_MAX_S = 5.0
 
 
 class WakeUps:
@@ -45,6 +54,7 @@ class WakeUps:
         self._timers = timers
         self._clock = clock
         self._recheck_ms = recheck_ms
+        self._after_loads: dict[str, asyncio.Task[None]] = {}
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
@@ -84,6 +94,47 @@ class WakeUps:
         wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._recheck_ms)
         await self._timers.set(game_id, state.version, wake)
         game.wake = (state.version, wake)
+
+    def after_load(self, game_id: str, game: CachedGame) -> None:
+        """A game just loaded cold: set the wake-up its state needs in the background, under
+        its lock, unless the game has moved on by then (see the module docstring)."""
+        task = asyncio.get_running_loop().create_task(
+            self._after_load(game_id, game, game.state.version), name=f"wake-up-{game_id}"
+        )
+        self._after_loads[game_id] = task
+        task.add_done_callback(lambda done: self._forget(game_id, done))
+
+    def _forget(self, game_id: str, task: asyncio.Task[None]) -> None:
+        if self._after_loads.get(game_id) is task:
+            del self._after_loads[game_id]
+
+    async def loaded_set(self, game_id: str) -> None:
+        """Wait until the wake-up of the game's cold load is set, if one is under way: a look
+        that sets the game's wake-up after its state must come after it, or the load's would
+        stand over the look's (both are set as of the same version)."""
+        task = self._after_loads.get(game_id)
+        if task is not None:
+            await asyncio.wait({task})
+
+    async def _after_load(self, game_id: str, game: CachedGame, version: int) -> None:
+        """Set it, trying again while the timers' store is away (nobody else may: the replica
+        that appended the state may have died before it did)."""
+        delay = RETRY_FIRST_S
+        while True:
+            try:
+                async with game.lock:
+                    if game.state.version == version:
+                        await self.loaded(game_id, game)
+                return
+            except TRANSIENT_REDIS_ERRORS + (StoreUnavailable,) as error:
+                log.warning("game %s: its wake-up could not be set yet: %s", game_id, error)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RETRY_MAX_S)
+
+    async def close(self) -> None:
+        """Stop setting the wake-ups of games loaded cold."""
+        for task in list(self._after_loads.values()):
+            await cancel_and_wait(task)
 
     async def look_soon(self, game_id: str, version: int) -> None:
         """Have the game looked at again `UNCONFIRMED_LOOK_MS` from now (as of `version`): a
