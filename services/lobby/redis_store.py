@@ -15,6 +15,9 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+from redis.asyncio.client import Pipeline
+from redis.asyncio.cluster import ClusterPipeline
+
 from services.engine import PLAYER_COUNTS
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, redis_client
 from services.redislive import (
@@ -29,7 +32,14 @@ from services.tasks import cancel_and_wait
 
 from . import redis_keys as keys
 from .model import GameProgress, Player, Table
-from .store import FINISHED_KEPT, STARTING_LISTED, LobbyStore, LobbyUnavailable, RequestRecord
+from .store import (
+    FINISHED_KEPT,
+    STARTING_LISTED,
+    LobbyStore,
+    LobbyUnavailable,
+    PlayerGames,
+    RequestRecord,
+)
 
 log = logging.getLogger("verrater.lobby")
 
@@ -185,19 +195,18 @@ class RedisLobbyStore(LobbyStore):
             )
 
     async def finished_games(self, player_id: str) -> list[tuple[str, GameProgress]]:
-        async with _available():
-            ids = [
-                _text(member)
-                for member in await self._redis.zrevrange(
-                    keys.finished_key(player_id), 0, FINISHED_KEPT - 1
-                )
-            ]
-            raws = await self._redis.hmget(keys.results_key(player_id), ids) if ids else []
-        return [
-            (table_id, GameProgress.from_dict(json.loads(raw)))
-            for table_id, raw in zip(ids, raws, strict=True)
-            if raw is not None
-        ]
+        async with _available(), self._redis.pipeline(transaction=False) as pipe:
+            _read_results(pipe, player_id)
+            ids, stored = await pipe.execute()
+        return _results(ids, stored)
+
+    async def player_games(self, player_id: str, limit: int) -> PlayerGames:
+        """One pipeline to the player's slot (their keys share its hash tag)."""
+        async with _available(), self._redis.pipeline(transaction=False) as pipe:
+            pipe.zrevrange(keys.mine_key(player_id), 0, limit - 1)
+            _read_results(pipe, player_id)
+            mine, ids, stored = await pipe.execute()
+        return PlayerGames([_text(member) for member in mine], _results(ids, stored))
 
     async def claim_request(
         self, key: str, record: RequestRecord, ttl_ms: int
@@ -430,6 +439,24 @@ async def _available() -> AsyncIterator[None]:
         yield
     except TRANSIENT_REDIS_ERRORS as error:
         raise LobbyUnavailable(f"the lobby store is unavailable, retry: {error}") from error
+
+
+def _read_results(pipe: Pipeline | ClusterPipeline, player_id: str) -> None:
+    """Queue the reads of the player's kept results: the newest ids, and the whole results
+    hash (it holds no more than the FINISHED_KEPT the script leaves)."""
+    pipe.zrevrange(keys.finished_key(player_id), 0, FINISHED_KEPT - 1)
+    pipe.hgetall(keys.results_key(player_id))
+
+
+def _results(ids: list[Any], stored: dict[Any, Any]) -> list[tuple[str, GameProgress]]:
+    """The kept results of :func:`_read_results`, newest first; an id whose result is gone
+    (trimmed between the two reads) is left out."""
+    raws = {_text(table_id): raw for table_id, raw in stored.items()}
+    return [
+        (table_id, GameProgress.from_dict(json.loads(raws[table_id])))
+        for table_id in map(_text, ids)
+        if table_id in raws
+    ]
 
 
 def _now_ms() -> int:

@@ -27,7 +27,7 @@ from services.tasks import cancel_and_wait
 
 from . import credentials, model
 from .model import GameProgress, Player, Table, TableStatus
-from .progress import ProgressBoard
+from .progress import GameSummary, ProgressBoard
 from .store import FINISHED_KEPT, LobbyStore
 
 log = logging.getLogger("verrater.lobby")
@@ -423,41 +423,54 @@ class LobbyApplication:
         """The caller's running games, then their open tables, then their newest finished
         games, each group newest first: where to go back to after a restart.
 
-        The started games among the newest MY_TABLES_LOOKED_AT tables are read from the
-        progress board in one round trip (no game is loaded); only a game the board has no
-        summary of is asked of the game service. A game seen finished moves to the player's
-        results (the newest FINISHED_KEPT), so it is not read again. A game service that cannot
-        be reached when it must be asked fails the whole list (GAME_SERVICE_UNAVAILABLE: retry)
-        rather than leaving games out.
+        Two round trips to the stores when no game has ended since the last look: the player's
+        table ids and kept results together, then those tables' records together with their
+        games' summaries on the progress board (looked up by the game id every table gets
+        when it starts; no game is loaded). Only a game the board has no summary of is asked
+        of the game service. A game seen finished moves to the player's results (the newest
+        FINISHED_KEPT), so it is not read again. A game service that cannot be reached when it
+        must be asked fails the whole list (GAME_SERVICE_UNAVAILABLE: retry) rather than
+        leaving games out.
         """
         player_id = identity.subject
-        tables = await self.store.tables(await self.store.my_tables(player_id, MY_TABLES_LOOKED_AT))
+        listed = await self.store.player_games(player_id, MY_TABLES_LOOKED_AT)
+        kept = dict(listed.finished)
+        mine = set(listed.tables)
+        read, summaries = await asyncio.gather(
+            self.store.tables([*listed.tables, *(t for t in kept if t not in mine)]),
+            self._summaries([model.game_id_of(table_id) for table_id in listed.tables]),
+        )
+        by_id = {table.table_id: table for table in read}
+        tables = [by_id[table_id] for table_id in listed.tables if table_id in by_id]
         started = [t for t in tables if t.status is TableStatus.STARTED]
-        progress = await self._progress(started, player_id)
+        progress = await self._progress(started, player_id, summaries)
         running: list[MyGame] = []
-        finished: list[MyGame] = []
+        ended: list[tuple[Table, GameProgress]] = []
         for table in started:
             game = progress[table.game_id]
             if game is not None and game.finished:
-                await self.store.record_finished(player_id, table, game)
-                finished.append(MyGame(table, table.seat_of(player_id), game))
+                ended.append((table, game))
             else:
                 running.append(MyGame(table, table.seat_of(player_id), game))
+        await asyncio.gather(*(self.store.record_finished(player_id, *end) for end in ended))
         waiting = [MyGame(t, t.seat_of(player_id)) for t in tables if t.waiting]
-        kept = dict(await self.store.finished_games(player_id))
-        seen = {game.table.table_id for game in finished}
-        for table in await self.store.tables([t for t in kept if t not in seen]):
-            finished.append(MyGame(table, table.seat_of(player_id), kept[table.table_id]))
+        seen = {table.table_id for table, _ in ended}
+        earlier = [(by_id[t], result) for t, result in kept.items() if t in by_id and t not in seen]
+        finished = [
+            MyGame(table, table.seat_of(player_id), game) for table, game in ended + earlier
+        ]
         finished.sort(key=lambda game: game.table.created_at_ms, reverse=True)
         return running + waiting + finished[:FINISHED_KEPT]
 
+    async def _summaries(self, game_ids: list[str]) -> dict[str, GameSummary]:
+        """The board's summaries of these games (none without a board)."""
+        return await self.progress.summaries(game_ids) if self.progress is not None else {}
+
     async def _progress(
-        self, started: list[Table], player_id: str
+        self, started: list[Table], player_id: str, summaries: dict[str, GameSummary]
     ) -> dict[str, GameProgress | None]:
         """Where each started game stands for the player's seat (None: the game service does
-        not know the game), from the board, else from the game service."""
-        game_ids = [table.game_id for table in started]
-        summaries = await self.progress.summaries(game_ids) if self.progress is not None else {}
+        not know the game), from its summary, else from the game service."""
         found: dict[str, GameProgress | None] = {
             table.game_id: summaries[table.game_id].progress(table.seat_of(player_id))
             for table in started

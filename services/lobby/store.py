@@ -74,6 +74,15 @@ def index_change(previous: Table | None, table: Table) -> tuple[frozenset[str], 
     return before - table.members, table.members
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerGames:
+    """Where a player's games list starts: their newest tables (ids, newest first, but for the
+    finished games moved to their results) and their kept results (newest first)."""
+
+    tables: list[str]
+    finished: list[tuple[str, GameProgress]]
+
+
 class LobbyUnavailable(ServiceError):
     """The lobby's store cannot be reached; retrying later may succeed."""
 
@@ -135,6 +144,13 @@ class LobbyStore(abc.ABC):
     @abc.abstractmethod
     async def finished_games(self, player_id: str) -> list[tuple[str, GameProgress]]:
         """The player's kept results, newest first: (table id, result)."""
+
+    async def player_games(self, player_id: str, limit: int) -> PlayerGames:
+        """`my_tables` (the newest `limit`) and `finished_games` at once: one round trip on
+        Redis, where ListMyGames begins."""
+        return PlayerGames(
+            await self.my_tables(player_id, limit), await self.finished_games(player_id)
+        )
 
     @abc.abstractmethod
     async def claim_request(
