@@ -155,7 +155,12 @@ class RedisTurnTimers(TurnTimers):
 
     @classmethod
     def from_url(cls, url: str) -> RedisTurnTimers:
-        return cls(redis_client(url))
+        """Timers on the Redis (or cluster) at ``url``. Every call is bounded by
+        `CALL_TIMEOUT_S` (an ``asyncio.timeout``), so the client has no socket timeout: with
+        one, redis-py sends and reads each command through ``asyncio.wait_for``, a task of its
+        own each time, on the path of every person's command (the wake-up set before its
+        append)."""
+        return cls(redis_client(url, socket_timeout=None))
 
     def _keys(self, tag: str) -> tuple[str, str]:
         return f"{self._prefix}:{{{tag}}}:wake", f"{self._prefix}:{{{tag}}}:version"
