@@ -8,8 +8,9 @@ or on any replica, and the outcome is the same; what must not happen is that non
 - The replica that appends a state sets the timer that state needs just before the append, as
   of the version the append follows (so a replica killed right after its append, before it
   announced the state, still leaves one); a replica that loads a game cold sets it as of the
-  game's version. Each write is guarded by its version, so a slower write for an older state
-  never overrides a newer one.
+  game's version, in the background under the game's lock (off the path of the call that
+  loaded it; a look waits for it). Each write is guarded by its version, so a slower write for
+  an older state never overrides a newer one.
 - A sweeper in every replica claims due timers with a lease (the timer moves `lease_ms` into the
   future as it is claimed), so one replica handles each, and a replica that dies while handling
   one leaves it to fire again after the lease. A game whose store cannot be read (or whose last
