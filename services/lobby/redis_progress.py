@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from redis.asyncio.cluster import RedisCluster
+
 from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, redis_client
 
 from . import redis_keys as keys
@@ -45,11 +47,15 @@ class RedisProgressBoard(ProgressBoard):
     async def summaries(self, game_ids: Sequence[str]) -> dict[str, GameSummary]:
         if not game_ids:
             return {}
+        names = [keys.progress_key(game_id) for game_id in game_ids]
         try:
-            async with self._redis.pipeline(transaction=False) as pipe:
-                for game_id in game_ids:
-                    pipe.get(keys.progress_key(game_id))
-                raws: list[Any] = await pipe.execute()
+            if isinstance(self._redis, RedisCluster):  # the games' keys are on many slots
+                async with self._redis.pipeline(transaction=False) as pipe:
+                    for name in names:
+                        pipe.get(name)
+                    raws: list[Any] = await pipe.execute()
+            else:  # one command: redis-py's work is per command (a pipeline of 50: 0.6 ms)
+                raws = await self._redis.mget(names)
         except TRANSIENT_REDIS_ERRORS as error:
             raise LobbyUnavailable(f"the lobby store is unavailable, retry: {error}") from error
         return {

@@ -55,6 +55,12 @@ class _Counted:
         self._client = client
         self._trips = trips
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        """The wrapped client's class, for ``isinstance``: a store tells a cluster from one
+        Redis by it."""
+        return type(self._client)
+
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._client, name)
         if not callable(attr):
