@@ -1,6 +1,7 @@
 """The games' summaries (services/lobby/progress.py) on Redis or a Redis Cluster: a small
 string per game, ``verrater:lobby:{<game id>}:progress``, in the game's slot; written by a
-script that never puts an older version over a newer one, read in one pipeline."""
+script that never puts an older version over a newer one, read in one ``MGET`` (a pipeline on
+a cluster, where the games' keys are on many slots)."""
 
 from __future__ import annotations
 
