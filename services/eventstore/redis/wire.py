@@ -414,16 +414,12 @@ def slots_by_primary(cluster: RedisCluster) -> list[tuple[Any, list[int]]]:
     """Every master of the cluster as the client's slot map names it (a ``ClusterNode``, for
     ``execute_command(..., target_nodes=node)``), with the slots it serves, in slot order: for
     work done per master over keys of many slots (the turn timers' sweep)."""
-    by_name: dict[str, tuple[Any, list[int]]] = {}
-    for slot, nodes in sorted(cluster.nodes_manager.slots_cache.items()):
-        if nodes:
-            by_name.setdefault(nodes[0].name, (nodes[0], []))[1].append(slot)
-    return list(by_name.values())
+    return primaries_of(cluster, list(cluster.nodes_manager.slots_cache))
 
 
 def primaries_of(cluster: RedisCluster, slots: list[int]) -> list[tuple[Any, list[int]]]:
-    """These slots grouped by the master that serves each, as `slots_by_primary` (a slot no
-    master serves in the client's map is left out)."""
+    """These slots grouped by the master that serves each in the client's slot map, in slot
+    order (a slot no master serves there is left out)."""
     by_name: dict[str, tuple[Any, list[int]]] = {}
     cache = cluster.nodes_manager.slots_cache
     for slot in sorted(slots):
