@@ -6,11 +6,11 @@ order its durability needs, all under the game's lock:
 - after the append is announced, the clearing of the previous state's when the new one needs
   none (`appended`): cleared before the append, the game would have none if the replica died in
   between; cleared after the next append's wake-up, it would remove that one;
-- when a game is loaded cold, the wake-up its state needs (`loaded`): the replica that appended
-  it may have died before setting it. It is set in the background (`after_load`), off the path
-  of the call that loaded the game: a Redis round trip less for that answer, taken under the
-  game's lock, and not at all when an append of this replica has moved the game on meanwhile
-  (that append set its own state's).
+- when a game is loaded cold, the wake-up its state needs as the load found it (`after_load`):
+  the replica that appended it may have died before setting it. It is written in the background,
+  off the path of the call that loaded the game (a Redis round trip less for that answer),
+  under the game's lock, and not at all when an append of this replica has moved the game on
+  meanwhile (that append set its own state's).
 
 `CachedGame.wake` remembers what this replica last wrote for the game, so that a game whose
 states need no wake-up, or whose bots' standing recheck still serves, costs no Redis call.
@@ -87,19 +87,14 @@ class WakeUps:
             wake = game.wake[1]  # set, or found standing, by `ahead`
         game.wake = (version, wake)
 
-    async def loaded(self, game_id: str, game: CachedGame) -> None:
-        """A game loaded cold (announced again): set the wake-up its state needs, as of its
-        version."""
+    def after_load(self, game_id: str, game: CachedGame) -> None:
+        """A game just loaded cold (announced again): set the wake-up its state needs, as of its
+        version and as the load found it, in the background, under its lock, unless the game
+        has moved on by then (see the module docstring)."""
         state = game.state
         wake = next_wake(state, game.rest_since_ms, self._now_ms(), self._recheck_ms)
-        await self._timers.set(game_id, state.version, wake)
-        game.wake = (state.version, wake)
-
-    def after_load(self, game_id: str, game: CachedGame) -> None:
-        """A game just loaded cold: set the wake-up its state needs in the background, under
-        its lock, unless the game has moved on by then (see the module docstring)."""
         task = asyncio.get_running_loop().create_task(
-            self._after_load(game_id, game, game.state.version), name=f"wake-up-{game_id}"
+            self._after_load(game_id, game, state.version, wake), name=f"wake-up-{game_id}"
         )
         self._after_loads[game_id] = task
         task.add_done_callback(lambda done: self._forget(game_id, done))
@@ -116,7 +111,9 @@ class WakeUps:
         if task is not None:
             await asyncio.wait({task})
 
-    async def _after_load(self, game_id: str, game: CachedGame, version: int) -> None:
+    async def _after_load(
+        self, game_id: str, game: CachedGame, version: int, wake: int | None
+    ) -> None:
         """Set it, trying again while the timers' store is away (nobody else may: the replica
         that appended the state may have died before it did)."""
         delay = RETRY_FIRST_S
@@ -124,7 +121,8 @@ class WakeUps:
             try:
                 async with game.lock:
                     if game.state.version == version:
-                        await self.loaded(game_id, game)
+                        await self._timers.set(game_id, version, wake)
+                        game.wake = (version, wake)
                 return
             except TRANSIENT_REDIS_ERRORS + (StoreUnavailable,) as error:
                 log.warning("game %s: its wake-up could not be set yet: %s", game_id, error)
