@@ -582,7 +582,7 @@ async def serve(config: Config, services: frozenset[str]) -> None:
             if socket
             else None
         )
-        tune_garbage_collector()
+        tune_garbage_collector(holds_games="game" in services)
         stateful = bool(services & {"game", "lobby"})
         where = (config.redis_url or "the in-memory store") if stateful else "no state"
         log.info(
