@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import pytest
 import redis
@@ -172,3 +173,33 @@ async def test_a_seats_turns_keep_one_dedupe_record_told_once_each_never_an_olde
     with redis.Redis.from_url(fresh_redis_url) as client:
         # Stored once each: turns 1-51 and 61 of seat 1, turn 3 of seat 2.
         assert client.xlen(notifications.inbox_key("palice")) == 53
+
+
+async def test_a_publish_is_one_round_trip_and_survives_a_script_flush(tmp_path: Path) -> None:
+    """Publishing sends the script by its digest in the one pipeline (no `SCRIPT EXISTS` before
+    each one, as redis-py's script objects in a pipeline do); a server that lost its scripts
+    (restarted, or `SCRIPT FLUSH`) refuses them, and they go again once it is loaded."""
+
+    def script_calls(client: redis.Redis) -> int:
+        stats = client.info("commandstats")
+        return sum(int(stats[name]["calls"]) for name in stats if name.startswith("cmdstat_script"))
+
+    with RedisServer(tmp_path) as server, redis.Redis.from_url(server.url) as client:
+        notifications = RedisNotifications.from_url(server.url)
+        try:
+            await notifications.publish([full("palice", 1)])
+            before = script_calls(client)
+            for version in range(2, 12):
+                await notifications.publish([full("palice", version), full("pbob", version)])
+            assert script_calls(client) == before  # no SCRIPT EXISTS, no SCRIPT LOAD
+            client.script_flush()
+            published = await notifications.publish_each(
+                [full("palice", 12), full("pbob", 12), full("palice", 12)]
+            )
+            kinds = [type(each).__name__ for each in published]
+            assert kinds == ["Received", "Received", "NoneType"]  # the repeat is a duplicate
+            got = await notifications.read("palice", "0-0", 100)
+            assert [r.notification for r in got] == [full("palice", v) for v in range(1, 13)]
+            assert len(await notifications.read("pbob", "0-0", 100)) == 11
+        finally:
+            await notifications.close()

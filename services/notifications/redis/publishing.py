@@ -20,6 +20,7 @@ from typing import Any
 from redis.asyncio import Redis
 from redis.commands.core import AsyncScript
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
 from redis.typing import EncodableT
 
 from ..kinds import Notification, Received, versioned
@@ -132,20 +133,21 @@ async def run_pipelined(
 ) -> list[Any]:
     """The calls on one server, pipelined, bounded by `timeout`: a reply per call, or the
     exception that stood for it (the same one for all when the server could not be reached).
-    With `script` they go as ``EVALSHA`` (the script loaded first if the server lacks it),
-    without as ``EVAL`` (a replica promoted on a cluster may not have it cached).
+    With `script` they go as ``EVALSHA`` in one round trip (the calls the server refuses for
+    lack of the script are sent again once it is loaded: nothing ran for them), without as
+    ``EVAL`` (a replica promoted on a cluster may not have it cached).
 
     Sent once more when its connection had dropped (after a restart, every pooled connection
     is dead and only its first use finds out): the dedupe keys make that harmless."""
 
     async def run() -> list[Any]:
-        pipe = client.pipeline(transaction=False)
-        for call in calls:
-            if script is None:
-                pipe.eval(PUBLISH_SCRIPT, len(call.keys), *call.keys, *call.args)
-            else:
-                await script(keys=call.keys, args=call.args, client=pipe)
-        replies: list[Any] = await pipe.execute(raise_on_error=False)
+        replies = await _pipelined(client, calls, script)
+        refused = [place for place, reply in enumerate(replies) if isinstance(reply, NoScriptError)]
+        if refused:  # a restarted or flushed server: load the script, send what it refused
+            await client.script_load(PUBLISH_SCRIPT)
+            again = await _pipelined(client, [calls[place] for place in refused], script)
+            for place, reply in zip(refused, again, strict=True):
+                replies[place] = reply
         return replies
 
     try:
@@ -158,3 +160,18 @@ async def run_pipelined(
         if not transient(exc):
             raise
         return [exc] * len(calls)
+
+
+async def _pipelined(
+    client: Redis, calls: Sequence[PlayerCall], script: AsyncScript | None
+) -> list[Any]:
+    """One pipeline of the calls, a reply or an error per call. Not through redis-py's script
+    objects: a pipeline holding them asks ``SCRIPT EXISTS`` first, a round trip each time."""
+    pipe = client.pipeline(transaction=False)
+    for call in calls:
+        if script is None:
+            pipe.eval(PUBLISH_SCRIPT, len(call.keys), *call.keys, *call.args)
+        else:
+            pipe.evalsha(script.sha, len(call.keys), *call.keys, *call.args)
+    replies: list[Any] = await pipe.execute(raise_on_error=False)
+    return replies
