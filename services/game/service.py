@@ -379,7 +379,14 @@ class GameApplication:
         records.extend(Record(event) for event in events[1:])
         payloads = [encode_record(r) for r in records]
         wake_ups = self._wake_ups  # the wake-up the new state needs: set before the append
-        wake = await wake_ups.ahead(game_id, game, state, now, current) if wake_ups else None
+        try:
+            wake = await wake_ups.ahead(game_id, game, state, now, current) if wake_ups else None
+        except StoreUnavailable:
+            # Nothing was appended, but the caller may leave the move to this replica (a worker
+            # does, for a bot's): load the game again once the store answers, and announce it.
+            self._forget(game_id, game)
+            self._resumer.add(game_id)
+            raise
         try:
             with APPEND_SECONDS.time():
                 stored = await self.store.append(game_id, current, payloads)

@@ -7,22 +7,24 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import uuid
 from typing import Any
 
+import grpc
 import pytest
 import redis
 
 from services.ai.dispatch import CeleryLauncher
 from services.ai.turns import BotTurn, GameClient, command_id
 from services.ai.worker import TurnPublisher, make_app, play_turns
-from services.api.verrater.v1 import game_pb2_grpc, view_pb2
+from services.api.verrater.v1 import events_pb2, game_pb2, game_pb2_grpc, view_pb2
 from services.bootstrap import worker_settings
 from services.codec import decode_record, ruleset_to_proto, view_to_proto
 from services.config import Config
 from services.engine import deciding_seat, view
 from services.eventstore import StoreUnavailable
 from services.game.server import GameServicer
-from services.rpc import TokenIssuer
+from services.rpc import Role, TokenIssuer, bearer
 from tests.bots.test_bot_seats import SECRET, celery_worker, sandbox_game, stack
 from tests.support.waiting import wait_until
 
@@ -317,3 +319,60 @@ async def test_a_move_whose_store_is_away_is_left_to_the_replica_that_met_it(
         for turn in turns:
             moved = 0 if turn.game_id == turns[1].game_id else 1
             assert await app.store.version(turn.game_id) == turn.version + moved
+
+
+async def test_a_move_whose_wake_up_cannot_be_set_is_loaded_again_by_the_replica(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The wake-up a new state needs is set before its append. When the timers' store does not
+    answer (the same Redis restarting), the move is refused STORE_UNAVAILABLE before anything
+    is appended, and a worker leaves it to the replica as it does a failed append (the test
+    above): so the replica must load the game again once its store answers, and announce its
+    turn, as for a failed append. Before, nobody did until the bots' resend wake-up, 3 s later:
+    the fault bench's Redis restart stalled a game that long."""
+    async with stack(None) as s:
+        game_id, seat, version = await _timed_game(s)
+        assert s.backend.game is not None
+        app = s.backend.game
+        wake_ups = app._wake_ups
+        assert wake_ups is not None
+        timers = wake_ups._timers
+        set_wake_up = timers.set
+        refused: list[str] = []
+
+        async def timers_away_once(game_id: str, *args: Any) -> Any:
+            if not refused:
+                refused.append(game_id)
+                raise StoreUnavailable("turn timers unreachable: the Redis restarts")
+            return await set_wake_up(game_id, *args)
+
+        monkeypatch.setattr(timers, "set", timers_away_once)
+        person = bearer(TokenIssuer(SECRET).mint(f"p{seat}", game_id=game_id, seat=seat))
+        read = game_pb2.GetViewRequest(game_id=game_id)
+        view = (await s.game.GetView(read, metadata=person)).view
+        submit = game_pb2.SubmitCommandRequest(
+            game_id=game_id,
+            expected_version=version,
+            command_id=uuid.uuid4().hex,
+            command=view.legal[0],
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as away:
+            await s.game.SubmitCommand(submit, metadata=person)
+        assert away.value.code() is grpc.StatusCode.UNAVAILABLE
+        assert refused == [game_id]
+        assert await app.store.version(game_id) == version, "nothing was appended"
+        assert app.waiting_for_store == 1, "the replica that met the failure loads it again"
+        await wait_until(lambda: app.waiting_for_store == 0, "the replica loaded it again")
+        await s.game.SubmitCommand(submit, metadata=person)  # the same command, retried
+        assert await app.store.version(game_id) > version
+
+
+async def _timed_game(s: Any) -> tuple[str, int, int]:
+    """`sandbox_game` with four people and a turn timer: every state needs a wake-up."""
+    service = bearer(TokenIssuer(SECRET).mint("test", role=Role.SERVICE))
+    game_id = f"g{uuid.uuid4().hex[:12]}"
+    people = [events_pb2.SeatAssignment(player_id=f"p{n}", name=f"P{n}") for n in range(4)]
+    create = game_pb2.CreateGameRequest(game_id=game_id, players=4, seats=people, turn_seconds=600)
+    await s.game.CreateGame(create, metadata=service)
+    view = (await s.game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=service)).view
+    return game_id, view.turn.seats[0], view.version
