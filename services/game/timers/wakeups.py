@@ -82,7 +82,13 @@ class WakeUps:
         replica left none), and remember what stands."""
         version = game.state.version
         if wake is None and not nothing_to_clear(game.wake, before):
-            await self._timers.set(game_id, version, None)
+            try:
+                await self._timers.set(game_id, version, None)
+            except StoreUnavailable as error:
+                # The append stands and was announced: answer it. The old wake-up fires once,
+                # finds nothing due and clears itself.
+                log.warning("game %s: its old wake-up is left standing (%s)", game_id, error)
+                return
         elif wake is not None and game.wake is not None:
             wake = game.wake[1]  # set, or found standing, by `ahead`
         game.wake = (version, wake)
