@@ -212,13 +212,13 @@ async def game_of_four_people(s: Stack) -> tuple[str, int, int]:
     return table.game_id, view.turn.seats[0], view.version
 
 
-async def sandbox_game(s: Stack) -> tuple[str, int, int]:
+async def sandbox_game(s: Stack, **create_fields: Any) -> tuple[str, int, int]:
     """A game of four created without seating, as a tool creates one: the services may play
     every seat, and nobody announces a bot turn for it. Its id, a seat that must act now, and
-    the version."""
+    the version. `create_fields` are more of the CreateGameRequest (seats, turn_seconds)."""
     service = bearer(TokenIssuer(SECRET).mint("test", role=Role.SERVICE))
     game_id = f"g{uuid.uuid4().hex[:12]}"
-    create = game_pb2.CreateGameRequest(game_id=game_id, players=4)
+    create = game_pb2.CreateGameRequest(game_id=game_id, players=4, **create_fields)
     await s.game.CreateGame(create, metadata=service)
     view = (await s.game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=service)).view
     return game_id, view.turn.seats[0], view.version

@@ -24,7 +24,7 @@ from services.config import Config
 from services.engine import deciding_seat, view
 from services.eventstore import StoreUnavailable
 from services.game.server import GameServicer
-from services.rpc import Role, TokenIssuer, bearer
+from services.rpc import TokenIssuer, bearer
 from tests.bots.test_bot_seats import SECRET, celery_worker, sandbox_game, stack
 from tests.support.waiting import wait_until
 
@@ -331,7 +331,8 @@ async def test_a_move_whose_wake_up_cannot_be_set_is_loaded_again_by_the_replica
     turn, as for a failed append. Before, nobody did until the bots' resend wake-up, 3 s later:
     the fault bench's Redis restart stalled a game that long."""
     async with stack(None) as s:
-        game_id, seat, version = await _timed_game(s)
+        people = [events_pb2.SeatAssignment(player_id=f"p{n}", name=f"P{n}") for n in range(4)]
+        game_id, seat, version = await sandbox_game(s, seats=people, turn_seconds=600)
         assert s.backend.game is not None
         app = s.backend.game
         wake_ups = app._wake_ups
@@ -365,14 +366,3 @@ async def test_a_move_whose_wake_up_cannot_be_set_is_loaded_again_by_the_replica
         await wait_until(lambda: app.waiting_for_store == 0, "the replica loaded it again")
         await s.game.SubmitCommand(submit, metadata=person)  # the same command, retried
         assert await app.store.version(game_id) > version
-
-
-async def _timed_game(s: Any) -> tuple[str, int, int]:
-    """`sandbox_game` with four people and a turn timer: every state needs a wake-up."""
-    service = bearer(TokenIssuer(SECRET).mint("test", role=Role.SERVICE))
-    game_id = f"g{uuid.uuid4().hex[:12]}"
-    people = [events_pb2.SeatAssignment(player_id=f"p{n}", name=f"P{n}") for n in range(4)]
-    create = game_pb2.CreateGameRequest(game_id=game_id, players=4, seats=people, turn_seconds=600)
-    await s.game.CreateGame(create, metadata=service)
-    view = (await s.game.GetView(game_pb2.GetViewRequest(game_id=game_id), metadata=service)).view
-    return game_id, view.turn.seats[0], view.version

@@ -52,7 +52,7 @@ async def test_the_last_move_of_a_timed_game_is_answered_when_its_wake_up_cannot
                 expected_version=state.version,
                 command_id=f"c{state.version}",
             )
-            state = result.states[-1]
+            state = result.state
         assert timers.refused == 1, "the game's end needs no wake-up: the one clear was refused"
         assert await store.version(game_id) == state.version  # the last move stands, answered
         assert await timers.next_wake_ms() is not None  # the old wake-up fires once, harmlessly
