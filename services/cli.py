@@ -64,6 +64,14 @@ def _bench_echo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_timers(args: argparse.Namespace) -> int:
+    from services.bench.timers import run_timers_bench
+
+    figures = run_timers_bench(args.games, args.claims, args.redis_cluster)
+    _print_figures(figures, as_json=args.json)
+    return 0
+
+
 def _bench_abuse(args: argparse.Namespace) -> int:
     from services.bench.abuse import run_abuse_bench
 
@@ -408,6 +416,23 @@ def build_parser() -> argparse.ArgumentParser:
     echo.add_argument("--concurrency", type=_positive, default=16, help="calls in flight")
     echo.add_argument("--json", action="store_true", help="print one JSON object")
     echo.set_defaults(handler=_bench_echo)
+
+    timers = benches.add_parser(
+        "timers",
+        help="one timer sweeper's CPU per claim, with many games' wake-ups waiting (Redis "
+        "Cluster by default)",
+    )
+    timers.add_argument("--games", type=_positive, default=30_000, help="wake-ups waiting")
+    timers.add_argument("--claims", type=_positive, default=500, help="claims measured")
+    timers.add_argument(
+        "--redis-cluster",
+        type=int,
+        default=3,
+        metavar="MASTERS",
+        help="masters of the private Redis Cluster (a replica each); 0: one private Redis",
+    )
+    timers.add_argument("--json", action="store_true", help="print one JSON object")
+    timers.set_defaults(handler=_bench_timers)
 
     abuse = benches.add_parser(
         "abuse",

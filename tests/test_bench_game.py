@@ -49,3 +49,17 @@ def test_bench_echo_reports_this_machines_floor_per_grpc_call() -> None:
     figures = json.loads(done.stdout)
     assert figures["calls_per_s"] > 0
     assert figures["server_cpu_ms_per_call"] is None or figures["server_cpu_ms_per_call"] > 0
+
+
+def test_bench_timers_reports_a_sweepers_cpu_per_claim() -> None:
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "services.cli", "bench", "timers",
+            "--games", "300", "--claims", "20", "--redis-cluster", "0", "--json",
+        ],
+        cwd=ROOT, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    figures = json.loads(done.stdout)
+    assert (figures["games"], figures["claims"], figures["redis_cluster"]) == (300, 20, 0)
+    assert 0 < figures["cpu_ms_per_claim"] < 1_000
+    assert figures["mean_cpu_ms_per_claim"] > 0
