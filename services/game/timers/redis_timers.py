@@ -50,6 +50,7 @@ from services.eventstore import (
     slots_by_primary,
 )
 
+from .earliest import EarliestWakeUps
 from .port import Due, TurnTimers
 
 log = logging.getLogger("verrater.game.timers")
@@ -148,7 +149,7 @@ class RedisTurnTimers(TurnTimers):
         # read before that set, must not forget it); and when every bucket is named again.
         self._full_sweep_s = full_sweep_s
         self._monotonic = monotonic
-        self._earliest: dict[int, int] = {}
+        self._earliest = EarliestWakeUps()
         self._touched: dict[int, int] = {}
         self._sets = 0
         self._next_full = 0.0
@@ -191,7 +192,7 @@ class RedisTurnTimers(TurnTimers):
             slot = game_slot(game_id)
             self._sets += 1
             self._touched[slot] = self._sets
-            self._earliest[slot] = min(self._earliest.get(slot, wake_ms), wake_ms)
+            self._earliest.lower(slot, wake_ms)
 
     async def set(self, game_id: str, version: int, wake_ms: int | None) -> None:
         wake = "-" if wake_ms is None else str(wake_ms)
@@ -233,7 +234,7 @@ class RedisTurnTimers(TurnTimers):
             self._next_full = self._monotonic() + self._full_sweep_s
             named = slots_by_primary(self._redis)
         else:
-            due = [slot for slot, wake in self._earliest.items() if wake <= now_ms]
+            due = self._earliest.due(now_ms)
             named = primaries_of(self._redis, due) if due else []
         started = self._sets
         outcomes = await asyncio.gather(
@@ -253,7 +254,7 @@ class RedisTurnTimers(TurnTimers):
             log.warning("turn timers: a master did not answer the claim: %r", failure)
         if failures and len(failures) == len(outcomes):
             raise StoreUnavailable(f"turn timers unreachable: {failures[0]!r}")
-        return Due(games, min(self._earliest.values(), default=None))
+        return Due(games, self._earliest.first())
 
     def _learn(self, slots: list[int], earliest_of: dict[int, int], started: int) -> None:
         """Remember the earliest wake-up of each bucket a claim named (none: empty), keeping
@@ -261,13 +262,13 @@ class RedisTurnTimers(TurnTimers):
         a write done before the claim began is in the reply)."""
         for slot in slots:
             seen = earliest_of.get(slot)
-            if self._touched.get(slot, 0) > started and slot in self._earliest:
-                mine = self._earliest[slot]
+            mine = self._earliest.get(slot)
+            if mine is not None and self._touched.get(slot, 0) > started:
                 seen = mine if seen is None else min(seen, mine)
             if seen is None:
-                self._earliest.pop(slot, None)
+                self._earliest.drop(slot)
             else:
-                self._earliest[slot] = seen
+                self._earliest.set(slot, seen)
 
     async def _claim_on(
         self, node: Any, slots: list[int], now_ms: int, lease_ms: int, limit: int
