@@ -98,6 +98,7 @@ def view_to_proto(
         legal=[_legal_command_to_proto(command) for command in view.legal],
         winners=view.winners,
         seed=view.seed,
+        turn_seconds=view.turn_seconds,
     )
 
 
@@ -236,6 +237,7 @@ def view_from_proto(message: view_pb2.PlayerView) -> PlayerView:
         else (),
         winners=tuple(message.winners),
         seed=message.seed if message.HasField("seed") else None,
+        turn_seconds=message.turn_seconds,
     )
 
 

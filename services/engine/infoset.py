@@ -29,8 +29,8 @@ Approximations, harmless for the view and documented here so nobody mistakes the
   labels future shuffles of the seed, and the seed is fresh, so it is set to 0.
 - `seed_commitment` is copied from the view: it commits to the real seed, not the fresh one.
 - `setup` is None: an explicit setup only fixes hidden facts (draw pile, set-aside cards).
-- Fields that no rule reads and no view shows (who sits where, the turn timer) keep their
-  defaults.
+- Fields that no rule reads keep their defaults (who sits where), except the turn timer, which
+  the view shows and is copied.
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ def sample_state(view: PlayerView, ruleset: Ruleset, rng: random.Random) -> Game
     state.last_conflict = view.last_conflict
     state.winners = view.winners
     state.turn = _turn_counter(view, n)
+    state.turn_seconds = view.turn_seconds
     state.hands, state.deck = _deal_supply(view, seat, n, rng)
     state.set_aside, state.pool, state.picks, state.revealed = _deal_action_cards(view, seat, rng)
     return state

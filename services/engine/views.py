@@ -83,6 +83,8 @@ class PlayerView:
     legal: tuple[PlayerCommand, ...]
     winners: tuple[int, ...]
     seed: bytes | None
+    # The table's time per decision (0: untimed): public, like who sits where.
+    turn_seconds: int = 0
 
     def buildings(self) -> tuple[Building | None, ...]:
         """The building under each ring position, as the state records it."""
@@ -142,6 +144,7 @@ def view(state: GameState, seat: int | None) -> PlayerView:
         legal=tuple(legal_commands(state, seat)) if seat is not None else (),
         winners=state.winners,
         seed=state.seed if state.phase is Phase.GAME_OVER else None,
+        turn_seconds=state.turn_seconds,
     )
 
 

@@ -423,6 +423,8 @@ async def test_a_five_second_table_shows_the_deadline_and_a_bot_decides_at_it() 
         # GetView says the same.
         now = await s.game.GetView(game_pb2.GetViewRequest(game_id=table.game_id), metadata=token)
         assert now.view.turn.deadline.ToMilliseconds() == deadline
+        # Every view carries the table's time per decision, what a countdown never exceeds.
+        assert turn.view.turn_seconds == now.view.turn_seconds == 5
 
         async def timed_out() -> list[tuple[int, int]]:
             records = [decode_record(item.payload) for item in await store.read(table.game_id)]

@@ -54,8 +54,6 @@ export function GameScreen(props: { session: Session; gameId: string; tableId?: 
   const [selected, setSelected] = useState<number[]>([]);
   const [first, setFirst] = useState<number | null>(null);
   const [buildAt, setBuildAt] = useState<number | null>(null);
-  // The table's time per decision, from the game's first event; null until it is seen.
-  const [turnSeconds, setTurnSeconds] = useState<number | null>(null);
   const [now, setNow] = useState(0);
   const latest = useRef<PlayerView | null>(null);
   const serverClock = useRef(new ServerClock());
@@ -81,7 +79,6 @@ export function GameScreen(props: { session: Session; gameId: string; tableId?: 
     };
     const noteEvent = (event: GameEvent) => {
       const happened = event.event;
-      if (happened.case === "gameCreated") setTurnSeconds(happened.value.turnSeconds);
       if (happened.case === "pointsAwarded" && happened.value.reason === ScoreReason.TRADING_POSTS) {
         const { seat, points } = happened.value;
         setBonus((old) => ({ ...old, [seat]: (old[seat] ?? 0) + points }));
@@ -212,12 +209,11 @@ export function GameScreen(props: { session: Session; gameId: string; tableId?: 
   };
 
   let clockText = "";
-  // No clock until the game's first event says the turn time: the first frames come before the
-  // server's clock is known, and a browser's clock behind the server's would show more than
-  // the turn allows.
-  if (deadline && now && turnSeconds !== null) {
+  if (deadline && now) {
     const left = Number(deadline.seconds) * 1000 + deadline.nanos / 1e6 - now;
-    // The server's deadlines are exact: a turn never has more than the table's turn time.
+    // The server's deadlines are exact: a turn never has more than the table's turn time, which
+    // every view carries (a browser's clock behind the server's would show more).
+    const turnSeconds = view.turnSeconds;
     clockText = clock(turnSeconds ? Math.min(left, turnSeconds * 1000) : left);
   }
   const summary = view.lastConflict;

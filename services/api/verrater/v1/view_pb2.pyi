@@ -346,6 +346,7 @@ class PlayerView(google.protobuf.message.Message):
     LEGAL_FIELD_NUMBER: builtins.int
     WINNERS_FIELD_NUMBER: builtins.int
     SEED_FIELD_NUMBER: builtins.int
+    TURN_SECONDS_FIELD_NUMBER: builtins.int
     game_id: builtins.str
     version: builtins.int
     "The number of events in the game's log this view reflects."
@@ -363,6 +364,8 @@ class PlayerView(google.protobuf.message.Message):
     "The caller's action card this round, if picked."
     seed: builtins.bytes
     'The secret seed, revealed once the game is over.'
+    turn_seconds: builtins.int
+    "The table's time per decision in seconds (0: no turn timer), in every view of the game:\n    what a countdown to turn.deadline never exceeds.\n    "
 
     @property
     def ring(self) -> google.protobuf.internal.containers.RepeatedCompositeFieldContainer[Global___LandscapeView]:
@@ -404,13 +407,13 @@ class PlayerView(google.protobuf.message.Message):
     def winners(self) -> google.protobuf.internal.containers.RepeatedScalarFieldContainer[builtins.int]:
         """Set when the game is over."""
 
-    def __init__(self, *, game_id: builtins.str=..., version: builtins.int=..., seat: builtins.int | None=..., phase: verrater.v1.events_pb2.Phase.ValueType=..., round: builtins.int=..., rounds: builtins.int=..., start_player: builtins.int=..., strategist: builtins.int=..., ring: collections.abc.Iterable[Global___LandscapeView] | None=..., seats: collections.abc.Iterable[Global___SeatView] | None=..., deck_count: builtins.int=..., discard: collections.abc.Iterable[builtins.int] | None=..., conflict: Global___ConflictPair | None=..., turn: Global___Turn | None=..., last_conflict: Global___ConflictSummary | None=..., seed_commitment: builtins.str=..., hand: verrater.v1.cards_pb2.SupplyCards | None=..., pick: verrater.v1.cards_pb2.ActionCard.ValueType | None=..., offered: verrater.v1.cards_pb2.ActionCards | None=..., legal: collections.abc.Iterable[verrater.v1.commands_pb2.Command] | None=..., winners: collections.abc.Iterable[builtins.int] | None=..., seed: builtins.bytes | None=...) -> None:
+    def __init__(self, *, game_id: builtins.str=..., version: builtins.int=..., seat: builtins.int | None=..., phase: verrater.v1.events_pb2.Phase.ValueType=..., round: builtins.int=..., rounds: builtins.int=..., start_player: builtins.int=..., strategist: builtins.int=..., ring: collections.abc.Iterable[Global___LandscapeView] | None=..., seats: collections.abc.Iterable[Global___SeatView] | None=..., deck_count: builtins.int=..., discard: collections.abc.Iterable[builtins.int] | None=..., conflict: Global___ConflictPair | None=..., turn: Global___Turn | None=..., last_conflict: Global___ConflictSummary | None=..., seed_commitment: builtins.str=..., hand: verrater.v1.cards_pb2.SupplyCards | None=..., pick: verrater.v1.cards_pb2.ActionCard.ValueType | None=..., offered: verrater.v1.cards_pb2.ActionCards | None=..., legal: collections.abc.Iterable[verrater.v1.commands_pb2.Command] | None=..., winners: collections.abc.Iterable[builtins.int] | None=..., seed: builtins.bytes | None=..., turn_seconds: builtins.int=...) -> None:
         ...
 
     def HasField(self, field_name: typing.Literal['_pick', b'_pick', '_seat', b'_seat', '_seed', b'_seed', 'conflict', b'conflict', 'hand', b'hand', 'last_conflict', b'last_conflict', 'offered', b'offered', 'pick', b'pick', 'seat', b'seat', 'seed', b'seed', 'turn', b'turn']) -> builtins.bool:
         ...
 
-    def ClearField(self, field_name: typing.Literal['_pick', b'_pick', '_seat', b'_seat', '_seed', b'_seed', 'conflict', b'conflict', 'deck_count', b'deck_count', 'discard', b'discard', 'game_id', b'game_id', 'hand', b'hand', 'last_conflict', b'last_conflict', 'legal', b'legal', 'offered', b'offered', 'phase', b'phase', 'pick', b'pick', 'ring', b'ring', 'round', b'round', 'rounds', b'rounds', 'seat', b'seat', 'seats', b'seats', 'seed', b'seed', 'seed_commitment', b'seed_commitment', 'start_player', b'start_player', 'strategist', b'strategist', 'turn', b'turn', 'version', b'version', 'winners', b'winners']) -> None:
+    def ClearField(self, field_name: typing.Literal['_pick', b'_pick', '_seat', b'_seat', '_seed', b'_seed', 'conflict', b'conflict', 'deck_count', b'deck_count', 'discard', b'discard', 'game_id', b'game_id', 'hand', b'hand', 'last_conflict', b'last_conflict', 'legal', b'legal', 'offered', b'offered', 'phase', b'phase', 'pick', b'pick', 'ring', b'ring', 'round', b'round', 'rounds', b'rounds', 'seat', b'seat', 'seats', b'seats', 'seed', b'seed', 'seed_commitment', b'seed_commitment', 'start_player', b'start_player', 'strategist', b'strategist', 'turn', b'turn', 'turn_seconds', b'turn_seconds', 'version', b'version', 'winners', b'winners']) -> None:
         ...
 
     @typing.overload
