@@ -13,7 +13,7 @@ import amqp.exceptions
 import kombu
 import pytest
 
-from services.bench.faults import _keep_if_failed
+from services.bench.faults import GameRun, _keep_if_failed
 from services.bench.stack import distributed_stack
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,6 +23,8 @@ KEYS = {
     "games_stuck",
     "audit_findings",
     "max_stall_s",
+    "max_stall_after_fault_s",
+    "other_shards_max_stall_after_fault_s",
     "acknowledged_events_lost",
 }
 
@@ -45,6 +47,7 @@ def test_bench_faults_plays_through_a_killed_worker_and_reports_its_figures(
     assert row["games"] == 1
     assert row["games_stuck"] == 0
     assert row["audit_findings"] == 0
+    assert row["max_stall_after_fault_s"] <= row["max_stall_s"]
 
 
 def test_the_stack_leaves_no_queue_on_the_shared_rabbitmq(
@@ -101,3 +104,14 @@ def test_a_clean_run_removes_the_stacks_directory(
     assert not _keep_if_failed(workdir, [_row("game-kill-9"), _row("junk-3000")])
     assert not workdir.exists()
     assert capsys.readouterr().err == ""
+
+
+def test_a_stall_counts_after_the_fault_only_from_the_fault_on() -> None:
+    run = GameRun(last_progress=100.0)
+    run.progressed(now=104.0)  # a 4 s wait before any fault: the whole run's, not the fault's
+    run.fault_at = 110.0
+    run.progressed(now=112.0)  # a wait under way when the fault came: 2 s of it after the fault
+    run.progressed(now=113.0)
+    assert (run.max_stall_s, run.max_stall_after_fault_s) == (8.0, 2.0)
+    run.progressed(now=116.5)  # a wait wholly after the fault
+    assert (run.max_stall_s, run.max_stall_after_fault_s) == (8.0, 3.5)

@@ -33,7 +33,10 @@ For each fault it reports the games played, those stuck (not finished a minute a
 what `services.audit` finds in every finished game's log, the longest a game waited for anyone
 but its scripted seat (`max_stall_s`), the longest of those of games none of whose keys live on
 the failed node (`other_shards_max_stall_s`: the games of the other masters; every game when
-no Redis failed, none on a standalone Redis), and `acknowledged_events_lost`: events a player
+no Redis failed, none on a standalone Redis), the same two counted from the fault's injection on
+(`max_stall_after_fault_s`, `other_shards_max_stall_after_fault_s`: a wait under way then counts
+from then, one over before it not at all; the whole-run figures also hold the ordinary waits of
+a busy machine's first turns), and `acknowledged_events_lost`: events a player
 was shown, or commands a player was answered OK for, that the final log does not hold; for a
 master's death, `redis_failover_s`, how long the cluster took to serve every slot again (from
 the death to its replica's promotion: Redis's own part of the stall). When a
@@ -114,13 +117,20 @@ class GameRun:
     #: When the longest stall began (wall clock, for reading it beside the stack's logs).
     max_stall_from: float = 0.0
     last_progress: float = field(default_factory=time.monotonic)
+    #: When the fault was injected (monotonic; None before), and the longest wait since then: a
+    #: stall under way at the fault counts from the fault on, one over before it not at all.
+    fault_at: float | None = None
+    max_stall_after_fault_s: float = 0.0
     rng: random.Random = field(default_factory=random.Random)
 
-    def progressed(self) -> None:
-        now = time.monotonic()
+    def progressed(self, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
         if now - self.last_progress > self.max_stall_s:
             self.max_stall_s = now - self.last_progress
             self.max_stall_from = time.time() - self.max_stall_s
+        if self.fault_at is not None and now > self.fault_at:
+            since = now - max(self.last_progress, self.fault_at)
+            self.max_stall_after_fault_s = max(self.max_stall_after_fault_s, since)
         self.last_progress = now
 
 
@@ -258,6 +268,9 @@ async def _one_fault(
         await asyncio.sleep(3.0)  # the games are under way: hurt the stack
         homes = await asyncio.to_thread(_homes, stack, runs)
         victim = _victim(fault, stack, runs, homes)
+        fault_at = time.monotonic()
+        for run in runs:
+            run.fault_at = fault_at
         failover_s = await asyncio.to_thread(inject, fault, stack, rollback, victim)
         await asyncio.sleep(2.0)  # the probes and clients have seen the fault
         for each in times:
@@ -304,6 +317,12 @@ async def _one_fault(
         "audit_findings": findings,
         "max_stall_s": round(max((run.max_stall_s for run in runs), default=0.0), 2),
         "other_shards_max_stall_s": round(max((run.max_stall_s for run in others), default=0.0), 2),
+        "max_stall_after_fault_s": round(
+            max((run.max_stall_after_fault_s for run in runs), default=0.0), 2
+        ),
+        "other_shards_max_stall_after_fault_s": round(
+            max((run.max_stall_after_fault_s for run in others), default=0.0), 2
+        ),
         "acknowledged_events_lost": lost,
         "client_errors": len(failures),
         **({"redis_failover_s": round(failover_s, 2)} if failover_s is not None else {}),
