@@ -7,6 +7,7 @@ part by part: each part left None stays absent and is drawn from the seed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from services.api.verrater.v1 import events_pb2, ruleset_pb2
@@ -93,7 +94,16 @@ def ruleset_from_proto(message: ruleset_pb2.Ruleset) -> Ruleset:
     if not message.HasField("card_table"):
         raise MalformedMessage("card_table", "the ruleset has no card table")
     card_table = _card_table_from_proto(message.card_table)
+    if card_table is DEFAULT_CARD_TABLE:
+        return _bundled_ruleset(message.players, message.rounds, message.builder_may_move)
     return Ruleset(message.players, message.rounds, message.builder_may_move, card_table)
+
+
+@functools.lru_cache(maxsize=64)
+def _bundled_ruleset(players: int, rounds: int, builder_may_move: bool) -> Ruleset:
+    """One shared ruleset (it is frozen) per way of playing the bundled card table: every game a
+    replica caches holds one, and nearly all of them are the same few."""
+    return Ruleset(players, rounds, builder_may_move, DEFAULT_CARD_TABLE)
 
 
 def _card_table_from_proto(table: ruleset_pb2.CardTable) -> CardTable:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from .buildings import Building, productive_estates, trading_posts, unplaced_buildings
+from .buildings import Building, building, productive_estates, trading_posts, unplaced_buildings
 from .cards import RING_SIZE, ActionCard, BuildingSide, House, LandscapeType, Ruleset
 from .events import (
     ActionCardPicked,
@@ -333,7 +333,7 @@ def _phase_began(s: GameState, e: PhaseBegan) -> None:
 
 
 def _first_estate_placed(s: GameState, e: FirstEstatePlaced) -> None:
-    s.buildings = _with(s.buildings, e.position, Building(e.seat, BuildingSide.ESTATE))
+    s.buildings = _with(s.buildings, e.position, building(e.seat, BuildingSide.ESTATE))
     s.turn += 1
 
 
@@ -444,18 +444,18 @@ def _with_outcome(
 
 
 def _building_placed(s: GameState, e: BuildingPlaced) -> None:
-    s.buildings = _with(s.buildings, e.position, Building(e.seat, e.side))
+    s.buildings = _with(s.buildings, e.position, building(e.seat, e.side))
     s.turn += 1
 
 
 def _building_flipped(s: GameState, e: BuildingFlipped) -> None:
-    s.buildings = _with(s.buildings, e.position, Building(e.seat, e.side))
+    s.buildings = _with(s.buildings, e.position, building(e.seat, e.side))
     s.turn += 1
 
 
 def _building_moved(s: GameState, e: BuildingMoved) -> None:
     buildings = _with(s.buildings, e.origin, None)
-    s.buildings = _with(buildings, e.destination, Building(e.seat, e.side))
+    s.buildings = _with(buildings, e.destination, building(e.seat, e.side))
     s.turn += 1
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from .buildings import Building, trading_posts, unplaced_buildings
+from .buildings import Building, building, trading_posts, unplaced_buildings
 from .cards import ActionCard, BuildingSide, House, LandscapeType
 from .commands import PlayerCommand
 from .events import (
@@ -89,7 +89,7 @@ class PlayerView:
     def buildings(self) -> tuple[Building | None, ...]:
         """The building under each ring position, as the state records it."""
         return tuple(
-            Building(landscape.building_owner, landscape.building_side)
+            building(landscape.building_owner, landscape.building_side)
             if landscape.building_owner is not None and landscape.building_side is not None
             else None
             for landscape in self.ring

@@ -66,6 +66,7 @@ from services.engine import (
     ViolationCode,
     evolve,
     execute,
+    fold,
     initial_state,
     legal_commands,
     load_card_table,
@@ -134,6 +135,22 @@ def test_every_event_of_random_games_round_trips_through_bytes(
             assert encode_record(Record(decoded)) == data
             kinds.add(type(event))
     assert len(kinds) >= 24, "the games should exercise nearly every kind of event"
+
+
+@config
+def test_a_game_read_back_from_its_log_shares_its_ruleset_and_buildings(
+    players: int, builder_may_move: bool
+) -> None:
+    """A replica caches thousands of states: their ruleset and buildings are shared instances,
+    not objects of their own for the garbage collector to walk (the values are unchanged)."""
+    game = next(iter(_games(players, builder_may_move)))
+    first = fold([_through_the_log(event) for event in game.events])
+    second = fold([_through_the_log(event) for event in game.events])
+    assert first.ruleset is second.ruleset
+    placed = [b for b in first.buildings if b is not None]
+    assert placed, "a whole game places buildings"
+    assert all(a is b for a, b in zip(first.buildings, second.buildings, strict=True))
+    assert fold(game.events).buildings == first.buildings
 
 
 @config
