@@ -9,9 +9,12 @@ the kind of decision asked of the player's seat (`place-first-estate`, `choose-c
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
 from typing import Any
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from tests.web.conftest import Served
 
@@ -175,8 +178,14 @@ def play_to_the_end(
             summary = page.get_by_test_id("conflict-summary")
             if on_pause:
                 on_pause(page, pauses)
+            # The game may end while the summary is up: the page then takes it down for the
+            # final scores, and a click would wait for a button that never comes back. So a
+            # click that does not land in 5 s is left to the next look at the page.
             if summary.count():
-                summary.get_by_role("button", name=re.compile("Continue|Weiter")).click()
+                with contextlib.suppress(PlaywrightTimeoutError):
+                    summary.get_by_role("button", name=re.compile("Continue|Weiter")).click(
+                        timeout=5_000
+                    )
             continue
         if on_turn:
             on_turn(page)
