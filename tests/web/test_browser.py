@@ -163,6 +163,10 @@ def decide_by_keyboard(page: Any) -> None:
     """The decision the page asks for, with Tab, Enter and Space only."""
     asked = decision(page)
     before = version(page)
+    if not asked:
+        # The game moved on between seeing the turn and reading it (as in play.decide): nothing
+        # to decide now; the caller waits for the next turn.
+        return
     if asked in ("place-first-estate", "build"):
         if page.locator("button.land[data-legal=true]").count():
             tab_to(page, "button.land[data-legal=true]")
