@@ -262,8 +262,8 @@ class RedisTurnTimers(TurnTimers):
         a write done before the claim began is in the reply)."""
         for slot in slots:
             seen = earliest_of.get(slot)
-            mine = self._earliest.get(slot)
-            if mine is not None and self._touched.get(slot, 0) > started:
+            touched = self._touched.get(slot, 0) > started
+            if touched and (mine := self._earliest.get(slot)) is not None:
                 seen = mine if seen is None else min(seen, mine)
             if seen is None:
                 self._earliest.drop(slot)
