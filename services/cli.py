@@ -264,6 +264,13 @@ def _positive(text: str) -> int:
     return value
 
 
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
 def _matchup(text: str) -> str:
     """`STRONG:WEAK`, two bot levels."""
     from services.engine import BotLevel
@@ -426,7 +433,7 @@ def build_parser() -> argparse.ArgumentParser:
     timers.add_argument("--claims", type=_positive, default=500, help="claims measured")
     timers.add_argument(
         "--redis-cluster",
-        type=int,
+        type=_non_negative,
         default=3,
         metavar="MASTERS",
         help="masters of the private Redis Cluster (a replica each); 0: one private Redis",
