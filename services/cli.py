@@ -125,7 +125,8 @@ def _bench_bots(args: argparse.Namespace) -> int:
 def _train_expert(args: argparse.Namespace) -> int:
     from services.ai.training import TrainingRun, train_expert
 
-    given = {name: getattr(args, name) for name in ("games", "seed", "epochs", "workers")}
+    names = ("games", "expert_games", "seed", "epochs", "workers")
+    given = {name: getattr(args, name) for name in names}
     run = TrainingRun(**{name: value for name, value in given.items() if value is not None})
     figures = train_expert(run, args.out, log=lambda line: print(line, file=sys.stderr))
     print(json.dumps(figures))
@@ -290,10 +291,17 @@ def _train_parser(commands: Any) -> None:
     train = commands.add_parser("train", help="train the bots that learn")
     bots = train.add_subparsers(dest="bot", required=True)
     expert = bots.add_parser(
-        "expert", help="the expert level's value network, from heuristic self-play"
+        "expert", help="the expert level's value network, from heuristic then expert self-play"
     )
     expert.add_argument(
-        "--games", type=_positive, help="self-play games with 4 players (half as many with 3)"
+        "--games",
+        type=_positive,
+        help="heuristic self-play games with 4 players (half as many with 3)",
+    )
+    expert.add_argument(
+        "--expert-games",
+        type=_non_negative,
+        help="4-player games of the expert against itself, to tune on (0: heuristic games only)",
     )
     expert.add_argument("--seed", type=int)
     expert.add_argument("--epochs", type=_positive)
@@ -301,7 +309,7 @@ def _train_parser(commands: Any) -> None:
     expert.add_argument(
         "--out",
         type=Path,
-        default=Path(__file__).parent / "ai" / "data" / "expert-v1.json",
+        default=Path(__file__).parent / "ai" / "data" / "expert-v2.json",
         help="where the weights go (default: the package's, shipped with it)",
     )
     expert.set_defaults(handler=_train_expert)

@@ -9,10 +9,20 @@
 2. **Fit.** A small multilayer perceptron per player count, by Adam on the cross-entropy
    between its output and the reward, on all but a held-out twentieth of the games (whose loss
    is reported).
+3. **Expert self-play.** The `expert` search, judging by the network of step 2 exactly as
+   written to the file (rounded, as the bot loads it), plays `expert_games` four-player games
+   against itself (a cheaper search than the shipped level's, and the same share of random
+   moves), recorded and labelled as in step 1.
+4. **Tuning.** The four-player network of step 2 is fitted further on those positions, from its
+   own weights and at a smaller step: the heuristic's games taught it what positions are worth
+   when the heuristic plays them, and the expert's games correct that towards what they are worth
+   when the expert plays them, which is what its search asks. A tenth of the games is held out;
+   the loss of the network before and after tuning on them is reported. The three-player network
+   is step 2's (the benchmark that measures the levels plays four).
 
-Everything random comes from `seed` (game seeds, the random moves, the initial weights and the
-order of the minibatches), so a run is reproducible; the games are spread over `workers`
-processes, which does not change them.
+Everything random comes from `seed` (game seeds, the random moves, the searches' samples, the
+initial weights and the order of the minibatches), so a run is reproducible; the games are
+spread over `workers` processes, which does not change them.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import itertools
 import json
 import random
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,14 +43,18 @@ import numpy as np
 from services.engine import (
     PLAYER_COUNTS,
     CreateGame,
+    GameState,
     Phase,
+    PlayerCommand,
     Ruleset,
     execute,
     initial_state,
     legal_commands,
     to_act,
+    view,
 )
 
+from .expert import ExpertPolicy
 from .heuristic import HeuristicPolicy
 from .ismcts import final_rewards
 from .knowledge import Knowledge
@@ -60,15 +75,57 @@ class TrainingRun:
     batch: int = 512
     learning_rate: float = 0.002
     workers: int = 2
+    #: Steps 3 and 4: four-player games of the expert against itself (0: stop after step 2),
+    #: the search it plays them with, and the tuning's epochs and step size.
+    expert_games: int = 2_000
+    expert_samples: int = 8
+    expert_candidates: int = 5
+    tune_epochs: int = 10
+    tune_learning_rate: float = 0.0005
 
 
 def self_play_game(players: int, seed: int, index: int) -> tuple[list[list[float]], list[float]]:
-    """One self-play game's round-start facts, one row per seat and round, and their rewards."""
+    """One heuristic self-play game's round-start facts, one row per seat and round, and their
+    rewards."""
     digest = hashlib.sha256(f"verrater-train:{seed}:{players}:{index}".encode()).digest()
-    rng = random.Random(digest)
-    ruleset = Ruleset.standard(players)
     policy = HeuristicPolicy()
-    _, state = execute(initial_state(), CreateGame(ruleset, digest))
+
+    def decide(
+        state: GameState, seat: int, legal: list[PlayerCommand], rng: random.Random
+    ) -> PlayerCommand:
+        # The seat's own knowledge of the true state: exactly what its view shows
+        # (tests/ai/test_knowledge_matches_view.py), without building the view.
+        return legal[policy.best_index(Knowledge.from_sampled_state(state, seat, legal))]
+
+    return _record_game(players, digest, decide)
+
+
+def expert_self_play_game(
+    value: ValueNet, run: TrainingRun, players: int, index: int
+) -> tuple[list[list[float]], list[float]]:
+    """One game of the expert (judging by `value`) against itself, recorded as
+    `self_play_game` records; each seat decides from its view."""
+    digest = hashlib.sha256(f"verrater-train-expert:{run.seed}:{players}:{index}".encode()).digest()
+    policy = ExpertPolicy(value, samples=run.expert_samples, candidates=run.expert_candidates)
+    ruleset = Ruleset.standard(players)
+
+    def decide(
+        state: GameState, seat: int, legal: list[PlayerCommand], rng: random.Random
+    ) -> PlayerCommand:
+        return policy.choose(view(state, seat), ruleset, rng).command
+
+    return _record_game(players, digest, decide)
+
+
+def _record_game(
+    players: int,
+    digest: bytes,
+    decide: Callable[[GameState, int, list[PlayerCommand], random.Random], PlayerCommand],
+) -> tuple[list[list[float]], list[float]]:
+    """A game from `digest` played by `decide` (with a share of random moves): every seat's
+    facts at every round's start, and the reward the game gave that seat."""
+    rng = random.Random(digest)
+    _, state = execute(initial_state(), CreateGame(Ruleset.standard(players), digest))
     rows: list[list[float]] = []
     seats: list[int] = []
     recorded = 0
@@ -82,9 +139,7 @@ def self_play_game(players: int, seed: int, index: int) -> tuple[list[list[float
         if len(legal) > 1 and rng.random() < EXPLORATION:
             command = rng.choice(legal)
         else:
-            # The seat's own knowledge of the true state: exactly what its view shows
-            # (tests/ai/test_knowledge_matches_view.py), without building the view.
-            command = legal[policy.best_index(Knowledge.from_sampled_state(state, seat, legal))]
+            command = decide(state, seat, legal, rng)
         state = execute(state, command)[1]
     rewards = final_rewards(state)
     return rows, [rewards[seat] for seat in seats]
@@ -94,14 +149,53 @@ def _play(task: tuple[int, int, int]) -> tuple[list[list[float]], list[float]]:
     return self_play_game(*task)
 
 
+#: A worker process's expert self-play setup (the value network and the run), set once by
+#: `_expert_worker`, so that the network is not sent with every game.
+_EXPERT: tuple[ValueNet, TrainingRun] | None = None
+
+
+def _expert_worker(weights: dict[str, Any], run: TrainingRun) -> None:
+    global _EXPERT  # noqa: PLW0603 - one network per worker process, read by every game
+    _EXPERT = (ValueNet.from_json(weights), run)
+
+
+def _play_expert(task: tuple[int, int]) -> tuple[list[list[float]], list[float]]:
+    assert _EXPERT is not None, "_expert_worker sets up every process that plays"
+    return expert_self_play_game(*_EXPERT, *task)
+
+
 def self_play(players: int, games: int, seed: int, workers: int) -> tuple[Matrix, Matrix, Matrix]:
-    """`games` games' facts and rewards, and each row's game index (for the held-out split)."""
+    """`games` heuristic games' facts and rewards, and each row's game index (for the held-out
+    split)."""
     tasks = [(players, seed, index) for index in range(games)]
     if workers <= 1:
         results = [_play(task) for task in tasks]
     else:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             results = list(pool.map(_play, tasks, chunksize=64))
+    return _stacked(results)
+
+
+def expert_self_play(
+    weights: dict[str, Any], run: TrainingRun, players: int = 4
+) -> tuple[Matrix, Matrix, Matrix]:
+    """`run.expert_games` games of the expert judging by `weights` (a weights file's JSON)
+    against itself, as `self_play` returns them."""
+    tasks = [(players, index) for index in range(run.expert_games)]
+    if run.workers <= 1:
+        _expert_worker(weights, run)
+        results = [_play_expert(task) for task in tasks]
+    else:
+        with ProcessPoolExecutor(
+            max_workers=run.workers, initializer=_expert_worker, initargs=(weights, run)
+        ) as pool:
+            results = list(pool.map(_play_expert, tasks, chunksize=8))
+    return _stacked(results)
+
+
+def _stacked(
+    results: list[tuple[list[list[float]], list[float]]],
+) -> tuple[Matrix, Matrix, Matrix]:
     x = np.asarray([row for rows, _ in results for row in rows], dtype=np.float64)
     y = np.asarray([label for _, labels in results for label in labels], dtype=np.float64)
     game = np.asarray([i for i, (_, labels) in enumerate(results) for _ in labels])
@@ -121,18 +215,31 @@ def _loss(layers: list[Layer], x: Matrix, y: Matrix) -> float:
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
-def fit(x: Matrix, y: Matrix, run: TrainingRun, rng: np.random.Generator) -> list[Layer]:
-    """A tanh MLP (two hidden layers) fitted by Adam on minibatches; returns its layers."""
-    layers = _initial(rng, [FEATURES, run.hidden, run.hidden, 1])
+def fit(
+    x: Matrix,
+    y: Matrix,
+    run: TrainingRun,
+    rng: np.random.Generator,
+    start: list[Layer] | None = None,
+) -> list[Layer]:
+    """A tanh MLP (two hidden layers) fitted by Adam on minibatches; returns its layers. From
+    random weights, `run.epochs` at `run.learning_rate`; or, tuning, from a copy of `start`'s,
+    `run.tune_epochs` at `run.tune_learning_rate`."""
+    if start is None:
+        layers = _initial(rng, [FEATURES, run.hidden, run.hidden, 1])
+        epochs, learning_rate = run.epochs, run.learning_rate
+    else:
+        layers = [Layer(layer.weights.copy(), layer.bias.copy()) for layer in start]
+        epochs, learning_rate = run.tune_epochs, run.tune_learning_rate
     params = [p for layer in layers for p in (layer.weights, layer.bias)]
     first = [np.zeros_like(p) for p in params]
     second = [np.zeros_like(p) for p in params]
     beta1, beta2, eps = 0.9, 0.999, 1e-8
     step = 0
-    for _ in range(run.epochs):
+    for _ in range(epochs):
         order = rng.permutation(len(x))
-        for start in range(0, len(x), run.batch):
-            batch = order[start : start + run.batch]
+        for begin in range(0, len(x), run.batch):
+            batch = order[begin : begin + run.batch]
             grads = _gradients(layers, x[batch], y[batch])
             step += 1
             for i, grad in enumerate(grads):
@@ -140,7 +247,7 @@ def fit(x: Matrix, y: Matrix, run: TrainingRun, rng: np.random.Generator) -> lis
                 second[i] = beta2 * second[i] + (1 - beta2) * grad * grad
                 m = first[i] / (1 - beta1**step)
                 v = second[i] / (1 - beta2**step)
-                params[i] -= run.learning_rate * m / (np.sqrt(v) + eps)  # in place
+                params[i] -= learning_rate * m / (np.sqrt(v) + eps)  # in place
     return layers
 
 
@@ -163,7 +270,7 @@ def _gradients(layers: list[Layer], x: Matrix, y: Matrix) -> list[Matrix]:
 
 
 def train_expert(run: TrainingRun, out: Path, log: Any = print) -> dict[str, Any]:
-    """Self-play and fit for every player count; writes the weights to `out`, returns figures."""
+    """Steps 1 to 4 (the module's doc); writes the weights to `out`, returns figures."""
     started = time.perf_counter()
     nets: dict[int, list[Layer]] = {}
     figures: dict[str, Any] = {"players": {}}
@@ -176,21 +283,26 @@ def train_expert(run: TrainingRun, out: Path, log: Any = print) -> dict[str, Any
         rng = np.random.default_rng([run.seed, players])
         clock = time.perf_counter()
         layers = fit(x[~held], y[~held], run, rng)
-        baseline = float(np.mean(y[~held]))
-        constant = [Layer(np.zeros((FEATURES, 1)), np.asarray([np.log(baseline / (1 - baseline))]))]
         figures["players"][str(players)] = {
             "games": games,
             "positions": len(x),
             "self_play_s": round(played, 1),
             "fit_s": round(time.perf_counter() - clock, 1),
             "held_out_loss": round(_loss(layers, x[held], y[held]), 5),
-            "held_out_loss_constant": round(_loss(constant, x[held], y[held]), 5),
+            "held_out_loss_constant": round(_loss(_constant(y[~held]), x[held], y[held]), 5),
         }
         log(json.dumps({"players": players, **figures["players"][str(players)]}))
         nets[players] = layers
+    if run.expert_games:
+        # The network as the expert will load it: rounded as the file has it.
+        written = ValueNet.from_json(ValueNet(nets, {}).to_json())
+        nets = dict(written.nets)
+        nets[4], figures["expert"] = _tune(written, run)
+        log(json.dumps({"expert": figures["expert"]}))
     figures["seconds"] = round(time.perf_counter() - started, 1)
     meta = {
-        "command": f"verrater train expert --games {run.games} --seed {run.seed}",
+        "command": f"verrater train expert --games {run.games} --expert-games "
+        f"{run.expert_games} --seed {run.seed}",
         "run": {
             "games": run.games,
             "seed": run.seed,
@@ -199,8 +311,41 @@ def train_expert(run: TrainingRun, out: Path, log: Any = print) -> dict[str, Any
             "batch": run.batch,
             "learning_rate": run.learning_rate,
             "exploration": EXPLORATION,
+            "expert_games": run.expert_games,
+            "expert_samples": run.expert_samples,
+            "expert_candidates": run.expert_candidates,
+            "tune_epochs": run.tune_epochs,
+            "tune_learning_rate": run.tune_learning_rate,
         },
         "figures": figures,
     }
     out.write_text(json.dumps(ValueNet(nets, meta).to_json()) + "\n", encoding="utf-8")
     return figures
+
+
+def _tune(written: ValueNet, run: TrainingRun) -> tuple[list[Layer], dict[str, Any]]:
+    """Steps 3 and 4: the expert's games with `written`'s judgement, and its four-player
+    network tuned on them; returns the tuned layers and the figures."""
+    clock = time.perf_counter()
+    x, y, game = expert_self_play(written.to_json(), run)
+    played = time.perf_counter() - clock
+    held = game % 10 == 0
+    rng = np.random.default_rng([run.seed, 4, 2])
+    clock = time.perf_counter()
+    tuned = fit(x[~held], y[~held], run, rng, start=written.nets[4])
+    return tuned, {
+        "players": 4,
+        "games": run.expert_games,
+        "positions": len(x),
+        "self_play_s": round(played, 1),
+        "fit_s": round(time.perf_counter() - clock, 1),
+        "held_out_loss": round(_loss(tuned, x[held], y[held]), 5),
+        "held_out_loss_before": round(_loss(written.nets[4], x[held], y[held]), 5),
+        "held_out_loss_constant": round(_loss(_constant(y[~held]), x[held], y[held]), 5),
+    }
+
+
+def _constant(y: Matrix) -> list[Layer]:
+    """A network that answers the mean reward whatever the position (the loss to beat)."""
+    baseline = float(np.mean(y))
+    return [Layer(np.zeros((FEATURES, 1)), np.asarray([np.log(baseline / (1 - baseline))]))]
