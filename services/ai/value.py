@@ -5,11 +5,12 @@ summed up by a few public or own-hand facts: the rounds left, its victory points
 others', the cards in hands, the estates that feed them, trading posts, buildings still to place,
 its house's backers and land, who chooses the next conflict and who drafts first. `ValueNet`
 maps those facts to the reward the search bot plays for (win share and VP margin, see
-`services/ai/ismcts.py`), as learned from heuristic self-play (`services/ai/training.py`).
+`services/ai/ismcts.py`), as learned from heuristic self-play and tuned on the expert's own games
+(`services/ai/training.py`).
 
 The search evaluates *sampled* states (a determinization of the seat's view), so the facts may
 include the sampled hands of other seats: they are the sample's, never the real game's. The
-weights ship in the package (`data/expert-v1.json`) and are read with importlib.resources.
+weights ship in the package (`data/expert-v2.json`) and are read with importlib.resources.
 """
 
 from __future__ import annotations
@@ -31,8 +32,9 @@ from services.engine import (
     House,
 )
 
-#: The shipped weights; a new training run that changes the features gets a new version.
-WEIGHTS_FILE = "expert-v1.json"
+#: The shipped weights (v2: `verrater train expert` with its second stage, the expert's own
+#: games); a new training run that changes the features gets a new features version.
+WEIGHTS_FILE = "expert-v2.json"
 FEATURES_VERSION = 1
 
 Matrix = npt.NDArray[np.float64]

@@ -94,6 +94,12 @@ def test_the_weights_ship_in_the_package_for_every_player_count_with_their_recip
         # The network learned something: it beats a constant guess on held-out games.
         figures = net.meta["figures"]["players"][str(players)]
         assert figures["held_out_loss"] < figures["held_out_loss_constant"]
+    # The four-player network was tuned on the expert's own games, and judges them better than
+    # before the tuning.
+    tuned = net.meta["figures"]["expert"]
+    assert tuned["games"] == net.meta["run"]["expert_games"] > 0
+    assert tuned["held_out_loss"] < tuned["held_out_loss_before"]
+    assert tuned["held_out_loss"] < tuned["held_out_loss_constant"]
 
 
 def test_the_network_rates_a_seat_higher_the_more_points_it_leads_by() -> None:
@@ -106,13 +112,35 @@ def test_the_network_rates_a_seat_higher_the_more_points_it_leads_by() -> None:
 
 
 def test_training_is_reproducible_from_its_seed(tmp_path: Path) -> None:
-    run = TrainingRun(games=8, seed=11, epochs=1, workers=1)
+    run = TrainingRun(games=8, seed=11, epochs=1, workers=1, expert_games=2)
     train_expert(run, tmp_path / "a.json", log=lambda _: None)
     train_expert(run, tmp_path / "b.json", log=lambda _: None)
-    other = TrainingRun(games=8, seed=12, epochs=1, workers=1)
+    other = TrainingRun(games=8, seed=12, epochs=1, workers=1, expert_games=2)
     train_expert(other, tmp_path / "c.json", log=lambda _: None)
     a, b, c = (json.loads((tmp_path / f"{name}.json").read_text()) for name in "abc")
     assert a["nets"] == b["nets"]
     assert a["nets"] != c["nets"]
     # What it wrote is what the expert loads.
     assert set(ValueNet.from_json(a).nets) == set(PLAYER_COUNTS)
+
+
+def test_the_expert_stage_tunes_the_four_player_network_it_started_from(tmp_path: Path) -> None:
+    first = TrainingRun(games=8, seed=11, epochs=1, workers=1, expert_games=0)
+    train_expert(first, tmp_path / "heuristic.json", log=lambda _: None)
+    both = TrainingRun(games=8, seed=11, epochs=1, workers=2, expert_games=4, tune_epochs=2)
+    figures = train_expert(both, tmp_path / "tuned.json", log=lambda _: None)
+    heuristic, tuned = (
+        json.loads((tmp_path / f"{name}.json").read_text()) for name in ("heuristic", "tuned")
+    )
+    assert "expert" not in heuristic["meta"]["figures"]
+    # Three players keep the first stage's network; four are tuned, from its weights as written.
+    assert tuned["nets"]["3"] == heuristic["nets"]["3"]
+    assert tuned["nets"]["4"] != heuristic["nets"]["4"]
+    expert = figures["expert"]
+    assert expert["games"] == 4
+    assert expert["positions"] == 4 * 4 * Ruleset.standard(4).rounds
+    assert expert["held_out_loss_before"] != expert["held_out_loss"]
+    # Two processes play the same games as one.
+    again = TrainingRun(games=8, seed=11, epochs=1, workers=1, expert_games=4, tune_epochs=2)
+    train_expert(again, tmp_path / "again.json", log=lambda _: None)
+    assert json.loads((tmp_path / "again.json").read_text())["nets"] == tuned["nets"]
