@@ -42,12 +42,24 @@ UNLIMITED = {
 
 
 def stack_env(
-    redis_url: str, broker: str, queue: str, secret: str, game_ports: list[int]
+    redis_url: str,
+    broker: str,
+    queue: str,
+    secret: str,
+    game_ports: list[int],
+    *,
+    scratch: Path,
 ) -> dict[str, str]:
     """What every process of a bench's distributed stack is started with: its Redis, the
     broker and private queue of its bot turns, the token secret, every game replica's address
-    (balanced over by the lobby, AI and workers), and no limits (`UNLIMITED`)."""
+    (balanced over by the lobby, AI and workers), and no limits (`UNLIMITED`).
+
+    Their temporary files go in `scratch` (made here; the bench removes it with its run): a
+    worker stopped by SIGKILL leaves its multiprocessing directory (`pymp-*`) behind, which in
+    the system's temporary directory nothing would remove."""
+    scratch.mkdir(parents=True, exist_ok=True)
     return {
+        "TMPDIR": str(scratch),
         "REDIS_URL": redis_url,
         "VERRATER_BROKER_URL": broker,
         "VERRATER_BOT_QUEUE": queue,

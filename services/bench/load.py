@@ -25,6 +25,7 @@ import functools
 import os
 import random
 import re
+import tempfile
 import time
 import uuid
 from contextlib import ExitStack
@@ -242,7 +243,8 @@ def run_load_bench(
         queue = stack.enter_context(private_queue(broker))
         lobby_port, ai_port = free_port(), free_port()
         game_ports = [free_port() for _ in range(replicas)]
-        env = stack_env(url, broker, queue, SECRET, game_ports)
+        scratch = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="verrater-load-")))
+        env = stack_env(url, broker, queue, SECRET, game_ports, scratch=scratch)
         processes = {}
 
         def start(name: str, args: list[str], more: dict[str, str] | None = None) -> None:

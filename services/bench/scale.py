@@ -259,14 +259,11 @@ def run_scale_bench(
         ai_port = free_port()
         lobby_ports = [free_port() for _ in range(options.lobbies)]
         game_ports = [free_port() for _ in range(options.replicas)]
-        # The processes' temporary files go in the run's directory, removed with it: a worker
-        # stopped by SIGKILL leaves its multiprocessing directory (pymp-*) behind otherwise.
-        scratch = workdir / "tmp"
-        scratch.mkdir()
         env = {
-            **stack_env(url, broker, "verrater.bench.scale", SECRET, game_ports),
+            **stack_env(
+                url, broker, "verrater.bench.scale", SECRET, game_ports, scratch=workdir / "tmp"
+            ),
             **OPERATOR_PATH,
-            "TMPDIR": str(scratch),
         }
         logs: Path | None = options.logs
         processes = {}

@@ -107,7 +107,9 @@ def distributed_stack(
                 game_ports = [free_port(), free_port()]
                 lobby_port, ai_port = free_port(), free_port()
                 env = {
-                    **stack_env(store_url, broker_url, queue, SECRET, game_ports),
+                    **stack_env(
+                        store_url, broker_url, queue, SECRET, game_ports, scratch=workdir / "tmp"
+                    ),
                     "VERRATER_GRACE_SECONDS": "3",
                 }
                 game_address = env["VERRATER_GAME_ADDR"]
