@@ -16,6 +16,7 @@ plays of as many cards of the same total score alike, and the value would not te
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Protocol
 
 from services.engine import GameState, Phase, PlayerView, Ruleset, execute, sample_state
@@ -27,10 +28,11 @@ from .policy import Choice, decision_legal
 
 
 class RoundValue(Protocol):
-    """Judges a sampled state at the start of a round: a seat's expected reward in [0, 1]."""
+    """Judges sampled states at the start of a round: a seat's expected reward in [0, 1]."""
 
-    def reward(self, state: GameState, seat: int) -> float:
-        """`seat`'s expected reward (`ismcts.final_rewards`' scale) from `state`."""
+    def seat_rewards(self, states: Sequence[GameState], seat: int) -> list[float]:
+        """`seat`'s expected reward (`ismcts.final_rewards`' scale) from each of `states`, in
+        one call (a network judges them all in one pass)."""
         ...
 
 
@@ -66,20 +68,27 @@ class ExpertPolicy:
                 chosen.append(i)
             if len(chosen) == self.candidates:
                 break
-        totals = [0.0] * len(chosen)
+        ends: list[GameState] = []  # sample by sample, each candidate's end in turn
         for _ in range(self.samples):
             sample = sample_state(view, ruleset, rng)
             horizon = sample.round + 1
-            for slot, i in enumerate(chosen):
-                end = play_out(self.rollout, execute(sample, legal[i])[1], until_round=horizon)
-                totals[slot] += self._reward(end, seat)
+            for i in chosen:
+                ends.append(play_out(self.rollout, execute(sample, legal[i])[1], horizon))
+        totals = [0.0] * len(chosen)
+        for n, reward in enumerate(self._rewards(ends, seat)):
+            totals[n % len(chosen)] += reward
         best = max(range(len(chosen)), key=lambda slot: totals[slot])
         command = legal[chosen[best]]
         why = explain(knowledge, command, self.rollout.weights)
         tried = f"the best of {len(chosen)} moves tried on {self.samples} sampled rounds"
         return Choice(command, f"{why} ({tried})")
 
-    def _reward(self, state: GameState, seat: int) -> float:
-        if state.phase is Phase.GAME_OVER:
-            return final_rewards(state)[seat]
-        return self.value.reward(state, seat)
+    def _rewards(self, ends: list[GameState], seat: int) -> list[float]:
+        """Each end's reward for `seat`: a finished game's result, else the value's judgement
+        (of all the unfinished ones at once)."""
+        going = [end for end in ends if end.phase is not Phase.GAME_OVER]
+        judged = iter(self.value.seat_rewards(going, seat) if going else [])
+        return [
+            final_rewards(end)[seat] if end.phase is Phase.GAME_OVER else next(judged)
+            for end in ends
+        ]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from services.engine import (
@@ -249,22 +250,33 @@ def _final_draws(k: Knowledge, pick: ActionCard | None) -> int:
     return min(DRAW_CAP, estates + (pick is ActionCard.DIPLOMAT2))
 
 
-def _keep_cost(k: Knowledge, w: Weights, count: int, total: int, draws: int) -> float:
-    """VP lost by spending `count` cards of value `total` from the hand now."""
+def _keep_costs(k: Knowledge, w: Weights, draws: int) -> Callable[[int, int], float]:
+    """VP lost by spending `count` cards of value `total` from the hand now, as a function of
+    (`count`, `total`): what does not depend on them is worked out once per decision."""
     hand = len(k.hand)
     if k.last_round:
         # Only trading posts still count cards: min(3, hand) each, after this round's draws.
         posts = k.trading_posts(k.seat)
-        after = min(CARDS_SCORED_PER_TRADING_POST, hand - count + draws)
         before = min(CARDS_SCORED_PER_TRADING_POST, hand + draws)
-        return posts * (before - after) + 0.01 * total
-    cost = count * w.card_base + w.card_per_point * total
+
+        def last_round(count: int, total: int) -> float:
+            after = min(CARDS_SCORED_PER_TRADING_POST, hand - count + draws)
+            return posts * (before - after) + 0.01 * total
+
+        return last_round
+    base, per_point = w.card_base, w.card_per_point
     # Cards over the hand limit after the draw are discarded anyway (the lowest ones).
     wasted_now = max(0, hand + draws - HAND_LIMIT)
-    wasted_after = max(0, hand - count + draws - HAND_LIMIT)
-    if wasted_now > wasted_after and k.hand:
-        cost -= (wasted_now - wasted_after) * card_worth(w, min(k.hand))
-    return cost
+    lowest = card_worth(w, min(k.hand)) if k.hand else 0.0
+
+    def keep_cost(count: int, total: int) -> float:
+        cost = count * base + per_point * total
+        wasted_after = max(0, hand - count + draws - HAND_LIMIT)
+        if wasted_now > wasted_after and hand:
+            cost -= (wasted_now - wasted_after) * lowest
+        return cost
+
+    return keep_cost
 
 
 def _supply_battle(k: Knowledge, w: Weights) -> tuple[House, Battle]:
@@ -278,7 +290,7 @@ def _supply_battle(k: Knowledge, w: Weights) -> tuple[House, Battle]:
 
 def _supply_scores(k: Knowledge, w: Weights) -> list[float]:
     _, battle = _supply_battle(k, w)
-    draws = _final_draws(k, k.pick)
+    keep_cost = _keep_costs(k, w, _final_draws(k, k.pick))
     # Choices with as many cards of the same total score the same; a hand has few of those.
     seen: dict[tuple[int, int], float] = {}
     out = []
@@ -287,7 +299,7 @@ def _supply_scores(k: Knowledge, w: Weights) -> list[float]:
         key = (len(cards), sum(cards))
         value = seen.get(key)
         if value is None:
-            value = seen[key] = battle.value(key[1]) - _keep_cost(k, w, key[0], key[1], draws)
+            value = seen[key] = battle.value(key[1]) - keep_cost(*key)
         out.append(value)
     return out
 

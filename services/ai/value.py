@@ -164,6 +164,13 @@ class ValueNet:
         """`seat`'s expected reward from `state`, the start of a round."""
         return float(self.predict(len(state.vp), seat_features(state, (seat,)))[0])
 
+    def seat_rewards(self, states: Sequence[GameState], seat: int) -> list[float]:
+        """`seat`'s expected reward from each of `states` (the starts of rounds of games of
+        one size), in one pass through the network."""
+        rows = [seat_features(state, (seat,))[0] for state in states]
+        values: list[float] = self.predict(len(states[0].vp), rows).tolist()
+        return values
+
     def to_json(self) -> dict[str, Any]:
         return {
             "features_version": FEATURES_VERSION,

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
+
+import pytest
 
 from services.ai import ExpertPolicy, policy_for_level
 from services.ai.training import TrainingRun, train_expert
@@ -47,9 +50,9 @@ class RecordingValue:
     def __init__(self) -> None:
         self.judged: list[tuple[int, Phase, int]] = []
 
-    def reward(self, state: GameState, seat: int) -> float:
-        self.judged.append((state.round, state.phase, seat))
-        return len(state.hands[seat]) / 10
+    def seat_rewards(self, states: Sequence[GameState], seat: int) -> list[float]:
+        self.judged.extend((state.round, state.phase, seat) for state in states)
+        return [len(state.hands[seat]) / 10 for state in states]
 
 
 def test_each_candidate_is_played_on_each_sample_to_the_start_of_the_next_round() -> None:
@@ -100,6 +103,14 @@ def test_the_weights_ship_in_the_package_for_every_player_count_with_their_recip
     assert tuned["games"] == net.meta["run"]["expert_games"] > 0
     assert tuned["held_out_loss"] < tuned["held_out_loss_before"]
     assert tuned["held_out_loss"] < tuned["held_out_loss_constant"]
+
+
+def test_the_network_judges_states_together_as_it_judges_each_alone() -> None:
+    states = [decision(seed, Phase.CONFLICT, 4) for seed in (6, 7, 8)]
+    together = shipped_value().seat_rewards(states, 2)
+    alone = [shipped_value().reward(state, 2) for state in states]
+    assert together == pytest.approx(alone, abs=1e-12)
+    assert len(set(together)) == 3
 
 
 def test_the_network_rates_a_seat_higher_the_more_points_it_leads_by() -> None:
