@@ -40,6 +40,9 @@ FEATURES_VERSION = 1
 Matrix = npt.NDArray[np.float64]
 
 
+_OTHER = {house: house.other for house in House}
+
+
 def seat_features(state: GameState, seats: Sequence[int] | None = None) -> list[list[float]]:
     """One row of facts per seat (of `seats`, default all), each from that seat's side, at the
     start of a round."""
@@ -65,8 +68,9 @@ def seat_features(state: GameState, seats: Sequence[int] | None = None) -> list[
         else:
             foreign[owner] += 1
     bonus = [posts[i] * min(CARDS_SCORED_PER_TRADING_POST, hand_n[i]) for i in range(n)]
-    land = {house: sum(1 for h in houses if h is house) for house in House}
-    backing = {house: sum(1 for h in state.allegiance if h is house) for house in House}
+    # Counted with tuple.count (the search judges every sampled round's end: it adds up).
+    land = {house: houses.count(house) for house in House}
+    backing = {house: state.allegiance.count(house) for house in House}
     # What the next conflicts can bring: for each house, the most its backers could each gain
     # by conquering a landscape on a border, and the borders (the conflicts to choose from).
     table = state.rules.card_table
@@ -80,7 +84,7 @@ def seat_features(state: GameState, seats: Sequence[int] | None = None) -> list[
         if here is not right:
             borders += 1
         if here is not right or here is not left:
-            attacker = here.other
+            attacker = _OTHER[here]
             if backing[attacker]:
                 gain = table[state.kinds[position]].points_for(backing[attacker])
                 best_gain[attacker] = max(best_gain[attacker], gain)
@@ -95,6 +99,10 @@ def seat_features(state: GameState, seats: Sequence[int] | None = None) -> list[
         house = state.allegiance[seat]
         backers = backing[house]
         row = [
+            # Meant to be the rounds left (and whether this is the last), but `left` was reused
+            # by the ring's loop above: it is the house of landscape 10 here (0 or 1). The
+            # shipped weights (features version 1) were trained so; the fix is a new features
+            # version with weights trained for it.
             left / rounds,
             1.0 if left == 1 else 0.0,
             (vp[seat] - other_vp[0]) / 10.0,
