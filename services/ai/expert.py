@@ -87,7 +87,7 @@ class ExpertPolicy:
         """Each end's reward for `seat`: a finished game's result, else the value's judgement
         (of all the unfinished ones at once)."""
         going = [end for end in ends if end.phase is not Phase.GAME_OVER]
-        judged = iter(self.value.seat_rewards(going, seat) if going else [])
+        judged = iter(self.value.seat_rewards(going, seat))
         return [
             final_rewards(end)[seat] if end.phase is Phase.GAME_OVER else next(judged)
             for end in ends

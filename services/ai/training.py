@@ -183,8 +183,8 @@ def expert_self_play(
     against itself, as `self_play` returns them."""
     tasks = [(players, index) for index in range(run.expert_games)]
     if run.workers <= 1:
-        _expert_worker(weights, run)
-        results = [_play_expert(task) for task in tasks]
+        value = ValueNet.from_json(weights)
+        results = [expert_self_play_game(value, run, *task) for task in tasks]
     else:
         with ProcessPoolExecutor(
             max_workers=run.workers, initializer=_expert_worker, initargs=(weights, run)
@@ -295,9 +295,10 @@ def train_expert(run: TrainingRun, out: Path, log: Any = print) -> dict[str, Any
         nets[players] = layers
     if run.expert_games:
         # The network as the expert will load it: rounded as the file has it.
-        written = ValueNet.from_json(ValueNet(nets, {}).to_json())
+        weights = ValueNet(nets, {}).to_json()
+        written = ValueNet.from_json(weights)
         nets = dict(written.nets)
-        nets[4], figures["expert"] = _tune(written, run)
+        nets[4], figures["expert"] = _tune(weights, written, run)
         log(json.dumps({"expert": figures["expert"]}))
     figures["seconds"] = round(time.perf_counter() - started, 1)
     meta = {
@@ -323,11 +324,14 @@ def train_expert(run: TrainingRun, out: Path, log: Any = print) -> dict[str, Any
     return figures
 
 
-def _tune(written: ValueNet, run: TrainingRun) -> tuple[list[Layer], dict[str, Any]]:
-    """Steps 3 and 4: the expert's games with `written`'s judgement, and its four-player
-    network tuned on them; returns the tuned layers and the figures."""
+def _tune(
+    weights: dict[str, Any], written: ValueNet, run: TrainingRun
+) -> tuple[list[Layer], dict[str, Any]]:
+    """Steps 3 and 4: the expert's games judged by `weights` (`written` is that file's
+    network), and its four-player network tuned on them; returns the tuned layers and the
+    figures."""
     clock = time.perf_counter()
-    x, y, game = expert_self_play(written.to_json(), run)
+    x, y, game = expert_self_play(weights, run)
     played = time.perf_counter() - clock
     held = game % 10 == 0
     rng = np.random.default_rng([run.seed, 4, 2])

@@ -1,9 +1,10 @@
 """The `expert` bot's judgement of a position: a small network trained by self-play.
 
 At the start of a round (the strategist about to choose the conflict) a seat's prospects are
-summed up by a few public or own-hand facts: the rounds left, its victory points against the
-others', the cards in hands, the estates that feed them, trading posts, buildings still to place,
-its house's backers and land, who chooses the next conflict and who drafts first. `ValueNet`
+summed up by a few public or own-hand facts (`seat_features`; the first two, meant to be the
+rounds left, are not, as it says): its victory points against the others', the cards in hands,
+the estates that feed them, trading posts, buildings still to place, its house's backers and
+land, who chooses the next conflict and who drafts first. `ValueNet`
 maps those facts to the reward the search bot plays for (win share and VP margin, see
 `services/ai/ismcts.py`), as learned from heuristic self-play and tuned on the expert's own games
 (`services/ai/training.py`).
@@ -170,11 +171,13 @@ class ValueNet:
 
     def reward(self, state: GameState, seat: int) -> float:
         """`seat`'s expected reward from `state`, the start of a round."""
-        return float(self.predict(len(state.vp), seat_features(state, (seat,)))[0])
+        return self.seat_rewards((state,), seat)[0]
 
     def seat_rewards(self, states: Sequence[GameState], seat: int) -> list[float]:
         """`seat`'s expected reward from each of `states` (the starts of rounds of games of
-        one size), in one pass through the network."""
+        one size), in one pass through the network; none for no states."""
+        if not states:
+            return []
         rows = [seat_features(state, (seat,))[0] for state in states]
         values: list[float] = self.predict(len(states[0].vp), rows).tolist()
         return values
