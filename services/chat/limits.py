@@ -35,8 +35,10 @@ DEFAULT_LIMITS = ChatLimits()
 def wait_ms(tokens: float, rate: Rate) -> int:
     """How long until a bucket holding `tokens` holds one (ms, rounded up)."""
     # The bucket's float arithmetic lands a hair either side of whole milliseconds (989.99999
-    # or 990.00001 for the same wait, by the clock's magnitude): a microsecond's slack first.
-    return int((1.0 - tokens) / rate.per_second * 1000 + 1e-6) + 1
+    # or 990.00001 for the same wait, by the clock's magnitude: seconds since 1970 as a float
+    # resolve about 0.24 us): a microsecond's slack first (1e-3 ms; it was 1e-6 ms, a
+    # nanosecond, and a wait of 990 ms came out 990 instead of 991 once in a clean-clone CI).
+    return int((1.0 - tokens) / rate.per_second * 1000 + 1e-3) + 1
 
 
 class TokenBuckets:
