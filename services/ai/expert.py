@@ -19,7 +19,7 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from services.engine import GameState, Phase, PlayerView, Ruleset, execute, sample_state
+from services.engine import GameState, Phase, PlayerView, Ruleset, advance, sample_state
 
 from .heuristic import HeuristicPolicy, explain, scores
 from .ismcts import final_rewards, play_out
@@ -73,7 +73,7 @@ class ExpertPolicy:
             sample = sample_state(view, ruleset, rng)
             horizon = sample.round + 1
             for i in chosen:
-                ends.append(play_out(self.rollout, execute(sample, legal[i])[1], horizon))
+                ends.append(play_out(self.rollout, advance(sample, legal[i]), horizon))
         totals = [0.0] * len(chosen)
         for n, reward in enumerate(self._rewards(ends, seat)):
             totals[n % len(chosen)] += reward

@@ -36,7 +36,7 @@ from services.engine import (
     PlayerCommand,
     PlayerView,
     Ruleset,
-    execute,
+    advance,
     legal_commands,
     sample_state,
     to_act,
@@ -181,13 +181,13 @@ class IsmctsPolicy:
                     node.available += 1
                     node.visits += 1
                     path.append((node, seat))
-                    state = play_out(self.rollout, execute(state, command)[1])
+                    state = play_out(self.rollout, advance(state, command))
                     break
                 command = self._select(node, available)
                 node = node.children[command]
             node.visits += 1
             path.append((node, seat))
-            state = execute(state, command)[1]
+            state = advance(state, command)
         rewards = self._rewards(state)
         for visited, mover in path:
             visited.reward += rewards[mover]
@@ -265,7 +265,7 @@ def play_out(
         ):
             break
         seat = to_act(state)[0]
-        state = execute(state, heuristic_move(rollout, state, seat, legal_commands(state, seat)))[1]
+        state = advance(state, heuristic_move(rollout, state, seat, legal_commands(state, seat)))
     return state
 
 

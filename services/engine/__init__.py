@@ -90,7 +90,7 @@ from .events import (
 from .infoset import sample_state
 from .legal import legal_commands
 from .rng import SEED_BYTES, new_seed, shuffled
-from .rules import competition_ranks, decide, execute, execute_steps
+from .rules import advance, competition_ranks, decide, execute, execute_steps
 from .simulate import PlayedGame, play_random_game
 from .state import (
     ConflictSummary,
@@ -190,6 +190,7 @@ __all__ = [
     "SupplyPlayed",
     "Turn",
     "ViolationCode",
+    "advance",
     "at_rest",
     "competition_ranks",
     "conflict_strengths",

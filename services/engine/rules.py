@@ -84,7 +84,7 @@ from .events import (
     SupplyPlayed,
 )
 from .rng import commitment, shuffled
-from .state import GameState, evolve, remove_cards
+from .state import GameState, evolve, fold, remove_cards
 from .strength import conflict_strengths
 from .turns import at_rest, to_act
 
@@ -114,6 +114,19 @@ def execute(state: GameState, command: Command) -> tuple[list[Event], GameState]
     """`decide` and the state after its events, folded once (the fast path for callers)."""
     events, states = execute_steps(state, command)
     return events, states[-1]
+
+
+def advance(state: GameState, command: Command) -> GameState:
+    """`execute(state, command)[1]` without its events or the states on the way: the state is
+    copied once per batch of events (the command's, then each automatic phase's) instead of
+    once per event. For searches, whose playouts ask only where a move leads."""
+    if isinstance(command, CreateGame):
+        state = fold(_create_game(state, command), state)
+    else:
+        state = fold(_decide_player_command(state, command), state)
+    while not at_rest(state):
+        state = fold(_AUTOMATIC[state.phase](state), state)
+    return state
 
 
 def execute_steps(state: GameState, command: Command) -> tuple[list[Event], list[GameState]]:

@@ -27,6 +27,7 @@ from services.engine import (
     Ruleset,
     RuleViolation,
     ViolationCode,
+    advance,
     at_rest,
     execute,
     execute_steps,
@@ -219,6 +220,10 @@ def test_each_step_of_a_decision_is_the_fold_of_the_events_before_it(
         assert states[0] is state and len(states) == len(events) + 1
         assert [fold(events[:index], state) for index in range(len(events) + 1)] == states
         assert (events, states[-1]) == execute(state, command)
+        # The searches' shortcut leads to the same state, and leaves the one it starts from.
+        untouched = state.copy()
+        assert advance(state, command) == states[-1]
+        assert state == untouched
         state = states[-1]
 
 
