@@ -125,10 +125,23 @@ def _bench_bots(args: argparse.Namespace) -> int:
 def _train_expert(args: argparse.Namespace) -> int:
     from services.ai.training import TrainingRun, train_expert
 
-    names = ("games", "expert_games", "seed", "epochs", "workers")
+    names = ("games", "expert_games", "expert_rounds", "seed", "epochs", "workers")
     given = {name: getattr(args, name) for name in names}
     run = TrainingRun(**{name: value for name, value in given.items() if value is not None})
-    figures = train_expert(run, args.out, log=lambda line: print(line, file=sys.stderr))
+    resume = None
+    if args.resume is not None:
+        try:
+            resume = json.loads(args.resume.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            print(f"verrater train expert: cannot read {args.resume}: {error}", file=sys.stderr)
+            return 2
+    try:
+        figures = train_expert(
+            run, args.out, log=lambda line: print(line, file=sys.stderr), resume=resume
+        )
+    except ValueError as error:
+        print(f"verrater train expert: {args.resume}: {error}", file=sys.stderr)
+        return 2
     print(json.dumps(figures))
     return 0
 
@@ -303,13 +316,25 @@ def _train_parser(commands: Any) -> None:
         type=_non_negative,
         help="4-player games of the expert against itself, to tune on (0: heuristic games only)",
     )
+    expert.add_argument(
+        "--expert-rounds",
+        type=_positive,
+        help="rounds of those games and tuning, each judged by the network the last one made",
+    )
+    expert.add_argument(
+        "--resume",
+        type=Path,
+        metavar="FILE",
+        help="a file an earlier run of the same recipe wrote with fewer rounds: play only the "
+        "rounds it lacks",
+    )
     expert.add_argument("--seed", type=int)
     expert.add_argument("--epochs", type=_positive)
     expert.add_argument("--workers", type=_positive, help="processes")
     expert.add_argument(
         "--out",
         type=Path,
-        default=Path(__file__).parent / "ai" / "data" / "expert-v2.json",
+        default=Path(__file__).parent / "ai" / "data" / "expert-v3.json",
         help="where the weights go (default: the package's, shipped with it)",
     )
     expert.set_defaults(handler=_train_expert)

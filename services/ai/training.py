@@ -19,6 +19,12 @@
    when the expert plays them, which is what its search asks. A tenth of the games is held out;
    the loss of the network before and after tuning on them is reported. The three-player network
    is step 2's (the benchmark that measures the levels plays four).
+5. **Again.** Steps 3 and 4 are repeated `expert_rounds` times in all, each round's games
+   judged by the network the round before tuned (as written), on games of its own, and tuned
+   from it: the expert the games show gets stronger with its judgement, so the positions and
+   outcomes the next round learns from are a stronger player's. A run can be resumed from the
+   file an earlier run of the same recipe wrote with fewer rounds (`resume`): only the missing
+   rounds are played, and the weights are the ones a whole run writes.
 
 Everything random comes from `seed` (game seeds, the random moves, the searches' samples, the
 initial weights and the order of the minibatches), so a run is reproducible; the games are
@@ -78,6 +84,8 @@ class TrainingRun:
     #: Steps 3 and 4: four-player games of the expert against itself (0: stop after step 2),
     #: the search it plays them with, and the tuning's epochs and step size.
     expert_games: int = 2_000
+    #: Rounds of steps 3 and 4, each from the network the one before made.
+    expert_rounds: int = 2
     expert_samples: int = 8
     expert_candidates: int = 5
     tune_epochs: int = 10
@@ -101,11 +109,13 @@ def self_play_game(players: int, seed: int, index: int) -> tuple[list[list[float
 
 
 def expert_self_play_game(
-    value: ValueNet, run: TrainingRun, players: int, index: int
+    value: ValueNet, run: TrainingRun, players: int, index: int, stage: int = 1
 ) -> tuple[list[list[float]], list[float]]:
-    """One game of the expert (judging by `value`) against itself, recorded as
-    `self_play_game` records; each seat decides from its view."""
-    digest = hashlib.sha256(f"verrater-train-expert:{run.seed}:{players}:{index}".encode()).digest()
+    """One game of the expert (judging by `value`) against itself in round `stage` of steps 3
+    and 4, recorded as `self_play_game` records; each seat decides from its view."""
+    rounds = "" if stage == 1 else f"round{stage}:"  # the first round's seeds are v2's
+    label = f"verrater-train-expert:{run.seed}:{rounds}{players}:{index}"
+    digest = hashlib.sha256(label.encode()).digest()
     policy = ExpertPolicy(value, samples=run.expert_samples, candidates=run.expert_candidates)
     ruleset = Ruleset.standard(players)
 
@@ -159,7 +169,7 @@ def _expert_worker(weights: dict[str, Any], run: TrainingRun) -> None:
     _EXPERT = (ValueNet.from_json(weights), run)
 
 
-def _play_expert(task: tuple[int, int]) -> tuple[list[list[float]], list[float]]:
+def _play_expert(task: tuple[int, int, int]) -> tuple[list[list[float]], list[float]]:
     assert _EXPERT is not None, "_expert_worker sets up every process that plays"
     return expert_self_play_game(*_EXPERT, *task)
 
@@ -177,11 +187,11 @@ def self_play(players: int, games: int, seed: int, workers: int) -> tuple[Matrix
 
 
 def expert_self_play(
-    weights: dict[str, Any], run: TrainingRun, players: int = 4
+    weights: dict[str, Any], run: TrainingRun, stage: int = 1, players: int = 4
 ) -> tuple[Matrix, Matrix, Matrix]:
     """`run.expert_games` games of the expert judging by `weights` (a weights file's JSON)
-    against itself, as `self_play` returns them."""
-    tasks = [(players, index) for index in range(run.expert_games)]
+    against itself in round `stage`, as `self_play` returns them."""
+    tasks = [(players, index, stage) for index in range(run.expert_games)]
     if run.workers <= 1:
         value = ValueNet.from_json(weights)
         results = [expert_self_play_game(value, run, *task) for task in tasks]
@@ -269,11 +279,68 @@ def _gradients(layers: list[Layer], x: Matrix, y: Matrix) -> list[Matrix]:
     return grads
 
 
-def train_expert(run: TrainingRun, out: Path, log: Any = print) -> dict[str, Any]:
-    """Steps 1 to 4 (the module's doc); writes the weights to `out`, returns figures."""
+def train_expert(
+    run: TrainingRun,
+    out: Path,
+    log: Any = print,
+    resume: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Steps 1 to 4 (the module's doc); writes the weights to `out`, returns figures.
+
+    `resume` is the JSON of a file an earlier run of the same recipe (`run`, but for fewer
+    rounds of steps 3 and 4) wrote: its networks are taken as they are and only the rounds it
+    did not do are played, which gives the file a whole run would (the figures but time)."""
     started = time.perf_counter()
+    if resume is not None:
+        nets, figures, done = _resumed(resume, run)
+    else:
+        nets, players = _heuristic_stage(run, log)
+        figures, done = {"players": players}, 0
+    rounds = run.expert_rounds if run.expert_games else 0
+    for stage in range(done + 1, rounds + 1):
+        # The network as the expert will load it: rounded as the file has it.
+        weights = ValueNet(nets, {}).to_json()
+        written = ValueNet.from_json(weights)
+        nets = dict(written.nets)
+        nets[4], tuned = _tune(weights, written, run, stage)
+        figures.setdefault("expert_rounds", []).append(tuned)
+        figures["expert"] = tuned
+        log(json.dumps({"expert": tuned}))
+    figures["seconds"] = round(time.perf_counter() - started + figures.get("seconds", 0.0), 1)
+    meta = {
+        "command": f"verrater train expert --games {run.games} --expert-games "
+        f"{run.expert_games} --expert-rounds {run.expert_rounds} --seed {run.seed}",
+        "run": _recipe(run),
+        "figures": figures,
+    }
+    out.write_text(json.dumps(ValueNet(nets, meta).to_json()) + "\n", encoding="utf-8")
+    return figures
+
+
+def _recipe(run: TrainingRun) -> dict[str, Any]:
+    """What decides the weights a run makes (not its processes, which do not change them)."""
+    return {
+        "games": run.games,
+        "seed": run.seed,
+        "hidden": run.hidden,
+        "epochs": run.epochs,
+        "batch": run.batch,
+        "learning_rate": run.learning_rate,
+        "exploration": EXPLORATION,
+        "expert_games": run.expert_games,
+        "expert_rounds": run.expert_rounds,
+        "expert_samples": run.expert_samples,
+        "expert_candidates": run.expert_candidates,
+        "tune_epochs": run.tune_epochs,
+        "tune_learning_rate": run.tune_learning_rate,
+    }
+
+
+def _heuristic_stage(run: TrainingRun, log: Any) -> tuple[dict[int, list[Layer]], dict[str, Any]]:
+    """Steps 1 and 2 for every player count: the networks, and their figures, by player
+    count."""
     nets: dict[int, list[Layer]] = {}
-    figures: dict[str, Any] = {"players": {}}
+    figures: dict[str, Any] = {}
     for players in PLAYER_COUNTS:
         games = run.games if players == 4 else run.games // 2
         clock = time.perf_counter()
@@ -283,7 +350,7 @@ def train_expert(run: TrainingRun, out: Path, log: Any = print) -> dict[str, Any
         rng = np.random.default_rng([run.seed, players])
         clock = time.perf_counter()
         layers = fit(x[~held], y[~held], run, rng)
-        figures["players"][str(players)] = {
+        figures[str(players)] = {
             "games": games,
             "positions": len(x),
             "self_play_s": round(played, 1),
@@ -291,54 +358,50 @@ def train_expert(run: TrainingRun, out: Path, log: Any = print) -> dict[str, Any
             "held_out_loss": round(_loss(layers, x[held], y[held]), 5),
             "held_out_loss_constant": round(_loss(_constant(y[~held]), x[held], y[held]), 5),
         }
-        log(json.dumps({"players": players, **figures["players"][str(players)]}))
+        log(json.dumps({"players": players, **figures[str(players)]}))
         nets[players] = layers
-    if run.expert_games:
-        # The network as the expert will load it: rounded as the file has it.
-        weights = ValueNet(nets, {}).to_json()
-        written = ValueNet.from_json(weights)
-        nets = dict(written.nets)
-        nets[4], figures["expert"] = _tune(weights, written, run)
-        log(json.dumps({"expert": figures["expert"]}))
-    figures["seconds"] = round(time.perf_counter() - started, 1)
-    meta = {
-        "command": f"verrater train expert --games {run.games} --expert-games "
-        f"{run.expert_games} --seed {run.seed}",
-        "run": {
-            "games": run.games,
-            "seed": run.seed,
-            "hidden": run.hidden,
-            "epochs": run.epochs,
-            "batch": run.batch,
-            "learning_rate": run.learning_rate,
-            "exploration": EXPLORATION,
-            "expert_games": run.expert_games,
-            "expert_samples": run.expert_samples,
-            "expert_candidates": run.expert_candidates,
-            "tune_epochs": run.tune_epochs,
-            "tune_learning_rate": run.tune_learning_rate,
-        },
-        "figures": figures,
-    }
-    out.write_text(json.dumps(ValueNet(nets, meta).to_json()) + "\n", encoding="utf-8")
-    return figures
+    return nets, figures
+
+
+def _resumed(
+    data: dict[str, Any], run: TrainingRun
+) -> tuple[dict[int, list[Layer]], dict[str, Any], int]:
+    """An earlier run's networks, figures and rounds of steps 3 and 4 done; refused unless it
+    followed `run`'s recipe (but for the rounds) and did fewer rounds than `run` asks."""
+    earlier = ValueNet.from_json(data)
+    recipe = dict(earlier.meta.get("run", {}))
+    figures = dict(earlier.meta.get("figures", {}))
+    # Files from before rounds were counted did one round of steps 3 and 4 if any.
+    done = int(recipe.pop("expert_rounds", 1 if recipe.get("expert_games") else 0))
+    if "expert" in figures and "expert_rounds" not in figures:
+        figures["expert"] = {"players": 4, "round": 1, **figures["expert"]}
+        figures["expert_rounds"] = [figures["expert"]]
+    wanted = _recipe(run)
+    rounds = wanted.pop("expert_rounds")
+    if recipe != wanted:
+        differs = sorted(k for k in wanted.keys() | recipe.keys() if recipe.get(k) != wanted.get(k))
+        raise ValueError(f"the file was trained with another recipe ({', '.join(differs)} differ)")
+    if done >= rounds:
+        raise ValueError(f"the file has {done} rounds of expert self-play; ask for more")
+    return dict(earlier.nets), figures, done
 
 
 def _tune(
-    weights: dict[str, Any], written: ValueNet, run: TrainingRun
+    weights: dict[str, Any], written: ValueNet, run: TrainingRun, stage: int = 1
 ) -> tuple[list[Layer], dict[str, Any]]:
-    """Steps 3 and 4: the expert's games judged by `weights` (`written` is that file's
-    network), and its four-player network tuned on them; returns the tuned layers and the
-    figures."""
+    """Steps 3 and 4, round `stage`: the expert's games judged by `weights` (`written` is that
+    file's network), and its four-player network tuned on them; returns the tuned layers and
+    the figures."""
     clock = time.perf_counter()
-    x, y, game = expert_self_play(weights, run)
+    x, y, game = expert_self_play(weights, run, stage)
     played = time.perf_counter() - clock
     held = game % 10 == 0
-    rng = np.random.default_rng([run.seed, 4, 2])
+    rng = np.random.default_rng([run.seed, 4, 2] if stage == 1 else [run.seed, 4, 2, stage])
     clock = time.perf_counter()
     tuned = fit(x[~held], y[~held], run, rng, start=written.nets[4])
     return tuned, {
         "players": 4,
+        "round": stage,
         "games": run.expert_games,
         "positions": len(x),
         "self_play_s": round(played, 1),

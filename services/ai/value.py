@@ -11,7 +11,7 @@ maps those facts to the reward the search bot plays for (win share and VP margin
 
 The search evaluates *sampled* states (a determinization of the seat's view), so the facts may
 include the sampled hands of other seats: they are the sample's, never the real game's. The
-weights ship in the package (`data/expert-v2.json`) and are read with importlib.resources.
+weights ship in the package (`data/expert-v3.json`) and are read with importlib.resources.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from services.engine import (
     House,
 )
 
-#: The shipped weights (v2: `verrater train expert` with its second stage, the expert's own
-#: games); a new training run that changes the features gets a new features version.
-WEIGHTS_FILE = "expert-v2.json"
+#: The shipped weights (v3: `verrater train expert` with two rounds of the expert's own games
+#: and tuning); a new training run that changes the features gets a new features version.
+WEIGHTS_FILE = "expert-v3.json"
 FEATURES_VERSION = 1
 
 Matrix = npt.NDArray[np.float64]

@@ -97,12 +97,18 @@ def test_the_weights_ship_in_the_package_for_every_player_count_with_their_recip
         # The network learned something: it beats a constant guess on held-out games.
         figures = net.meta["figures"]["players"][str(players)]
         assert figures["held_out_loss"] < figures["held_out_loss_constant"]
-    # The four-player network was tuned on the expert's own games, and judges them better than
-    # before the tuning.
-    tuned = net.meta["figures"]["expert"]
-    assert tuned["games"] == net.meta["run"]["expert_games"] > 0
-    assert tuned["held_out_loss"] < tuned["held_out_loss_before"]
-    assert tuned["held_out_loss"] < tuned["held_out_loss_constant"]
+    # The four-player network was tuned on the expert's own games, round after round: each round
+    # judges the games it was tuned on better than before it.
+    rounds = net.meta["figures"]["expert_rounds"]
+    assert [tuned["round"] for tuned in rounds] == list(
+        range(1, net.meta["run"]["expert_rounds"] + 1)
+    )
+    assert len(rounds) >= 2
+    for tuned in rounds:
+        assert tuned["games"] == net.meta["run"]["expert_games"] > 0
+        assert tuned["held_out_loss"] < tuned["held_out_loss_before"]
+        assert tuned["held_out_loss"] < tuned["held_out_loss_constant"]
+    assert net.meta["figures"]["expert"] == rounds[-1]
 
 
 def test_the_network_judges_states_together_as_it_judges_each_alone() -> None:
@@ -123,10 +129,10 @@ def test_the_network_rates_a_seat_higher_the_more_points_it_leads_by() -> None:
 
 
 def test_training_is_reproducible_from_its_seed(tmp_path: Path) -> None:
-    run = TrainingRun(games=8, seed=11, epochs=1, workers=1, expert_games=2)
+    run = TrainingRun(games=8, seed=11, epochs=1, workers=1, expert_games=2, expert_rounds=1)
     train_expert(run, tmp_path / "a.json", log=lambda _: None)
     train_expert(run, tmp_path / "b.json", log=lambda _: None)
-    other = TrainingRun(games=8, seed=12, epochs=1, workers=1, expert_games=2)
+    other = TrainingRun(games=8, seed=12, epochs=1, workers=1, expert_games=2, expert_rounds=1)
     train_expert(other, tmp_path / "c.json", log=lambda _: None)
     a, b, c = (json.loads((tmp_path / f"{name}.json").read_text()) for name in "abc")
     assert a["nets"] == b["nets"]
@@ -138,7 +144,9 @@ def test_training_is_reproducible_from_its_seed(tmp_path: Path) -> None:
 def test_the_expert_stage_tunes_the_four_player_network_it_started_from(tmp_path: Path) -> None:
     first = TrainingRun(games=8, seed=11, epochs=1, workers=1, expert_games=0)
     train_expert(first, tmp_path / "heuristic.json", log=lambda _: None)
-    both = TrainingRun(games=8, seed=11, epochs=1, workers=2, expert_games=4, tune_epochs=2)
+    both = TrainingRun(
+        games=8, seed=11, epochs=1, workers=2, expert_games=4, expert_rounds=1, tune_epochs=2
+    )
     figures = train_expert(both, tmp_path / "tuned.json", log=lambda _: None)
     heuristic, tuned = (
         json.loads((tmp_path / f"{name}.json").read_text()) for name in ("heuristic", "tuned")
@@ -152,6 +160,65 @@ def test_the_expert_stage_tunes_the_four_player_network_it_started_from(tmp_path
     assert expert["positions"] == 4 * 4 * Ruleset.standard(4).rounds
     assert expert["held_out_loss_before"] != expert["held_out_loss"]
     # Two processes play the same games as one.
-    again = TrainingRun(games=8, seed=11, epochs=1, workers=1, expert_games=4, tune_epochs=2)
+    again = TrainingRun(
+        games=8, seed=11, epochs=1, workers=1, expert_games=4, expert_rounds=1, tune_epochs=2
+    )
     train_expert(again, tmp_path / "again.json", log=lambda _: None)
     assert json.loads((tmp_path / "again.json").read_text())["nets"] == tuned["nets"]
+
+
+def test_a_run_resumed_for_more_rounds_writes_what_a_whole_run_writes(tmp_path: Path) -> None:
+    recipe = {"games": 8, "seed": 5, "epochs": 1, "expert_games": 2, "tune_epochs": 1}
+    one = TrainingRun(**recipe, workers=1, expert_rounds=1)
+    train_expert(one, tmp_path / "one.json", log=lambda _: None)
+    two = TrainingRun(**recipe, workers=2, expert_rounds=2)
+    whole = train_expert(two, tmp_path / "whole.json", log=lambda _: None)
+    earlier = json.loads((tmp_path / "one.json").read_text())
+    resumed = train_expert(two, tmp_path / "resumed.json", log=lambda _: None, resume=earlier)
+    a, b = (json.loads((tmp_path / f"{name}.json").read_text()) for name in ("whole", "resumed"))
+    assert a["nets"] == b["nets"]
+    assert a["meta"]["run"] == b["meta"]["run"]
+    # The second round tuned from the first's network, on games of its own.
+    assert a["nets"]["4"] != earlier["nets"]["4"]
+    assert a["nets"]["3"] == earlier["nets"]["3"]
+    first, second = whole["expert_rounds"]
+    timeless = ("self_play_s", "fit_s")
+    assert {k: v for k, v in first.items() if k not in timeless} == {
+        k: v for k, v in earlier["meta"]["figures"]["expert"].items() if k not in timeless
+    }
+    assert (first["round"], second["round"]) == (1, 2)
+    assert second["held_out_loss_before"] != first["held_out_loss"]
+    assert [r["held_out_loss"] for r in resumed["expert_rounds"]] == [
+        r["held_out_loss"] for r in whole["expert_rounds"]
+    ]
+
+
+def test_a_resumed_run_refuses_another_recipe_or_no_more_rounds(tmp_path: Path) -> None:
+    run = TrainingRun(games=8, seed=5, epochs=1, workers=1, expert_games=2, expert_rounds=1)
+    train_expert(run, tmp_path / "one.json", log=lambda _: None)
+    earlier = json.loads((tmp_path / "one.json").read_text())
+    other = TrainingRun(games=8, seed=6, epochs=1, workers=1, expert_games=2, expert_rounds=2)
+    with pytest.raises(ValueError, match=r"another recipe \(seed differ\)"):
+        train_expert(other, tmp_path / "x.json", log=lambda _: None, resume=earlier)
+    with pytest.raises(ValueError, match="has 1 rounds"):
+        train_expert(run, tmp_path / "x.json", log=lambda _: None, resume=earlier)
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_the_command_resumes_a_file_and_says_why_it_cannot(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from services.cli import main as verrater
+
+    small = ["--games", "8", "--seed", "5", "--epochs", "1", "--workers", "1"]
+    one = tmp_path / "one.json"
+    assert verrater(["train", "expert", *small, "--expert-games", "0", "--out", str(one)]) == 0
+    assert json.loads(capsys.readouterr().out)["players"]["4"]["games"] == 8
+    missing = tmp_path / "missing.json"
+    out = tmp_path / "out.json"
+    assert verrater(["train", "expert", *small, "--resume", str(missing), "--out", str(out)]) == 2
+    assert f"cannot read {missing}" in capsys.readouterr().err
+    other = ["--games", "8", "--seed", "6", "--epochs", "1", "--workers", "1"]
+    assert verrater(["train", "expert", *other, "--resume", str(one), "--out", str(out)]) == 2
+    assert "another recipe" in capsys.readouterr().err
+    assert not out.exists()
