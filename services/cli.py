@@ -123,24 +123,16 @@ def _bench_bots(args: argparse.Namespace) -> int:
 
 
 def _train_expert(args: argparse.Namespace) -> int:
-    from services.ai.training import TrainingRun, train_expert
+    from services.ai.training import TrainingRun, read_weights, train_expert
 
     names = ("games", "expert_games", "expert_rounds", "seed", "epochs", "workers")
     given = {name: getattr(args, name) for name in names}
     run = TrainingRun(**{name: value for name, value in given.items() if value is not None})
-    resume = None
-    if args.resume is not None:
-        try:
-            resume = json.loads(args.resume.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            print(f"verrater train expert: cannot read {args.resume}: {error}", file=sys.stderr)
-            return 2
     try:
-        figures = train_expert(
-            run, args.out, log=lambda line: print(line, file=sys.stderr), resume=resume
-        )
+        resume = None if args.resume is None else read_weights(args.resume)
+        figures = train_expert(run, args.out, lambda line: print(line, file=sys.stderr), resume)
     except ValueError as error:
-        print(f"verrater train expert: {args.resume}: {error}", file=sys.stderr)
+        print(f"verrater train expert: {error}", file=sys.stderr)
         return 2
     print(json.dumps(figures))
     return 0
@@ -316,18 +308,9 @@ def _train_parser(commands: Any) -> None:
         type=_non_negative,
         help="4-player games of the expert against itself, to tune on (0: heuristic games only)",
     )
-    expert.add_argument(
-        "--expert-rounds",
-        type=_positive,
-        help="rounds of those games and tuning, each judged by the network the last one made",
-    )
-    expert.add_argument(
-        "--resume",
-        type=Path,
-        metavar="FILE",
-        help="a file an earlier run of the same recipe wrote with fewer rounds: play only the "
-        "rounds it lacks",
-    )
+    expert.add_argument("--expert-rounds", type=_positive, help="rounds of those games, tuned")
+    resume = "a file of this recipe with fewer rounds: play only the rounds it lacks"
+    expert.add_argument("--resume", type=Path, metavar="FILE", help=resume)
     expert.add_argument("--seed", type=int)
     expert.add_argument("--epochs", type=_positive)
     expert.add_argument("--workers", type=_positive, help="processes")

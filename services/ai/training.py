@@ -363,6 +363,15 @@ def _heuristic_stage(run: TrainingRun, log: Any) -> tuple[dict[int, list[Layer]]
     return nets, figures
 
 
+def read_weights(path: Path) -> dict[str, Any]:
+    """A weights file's JSON (to resume from), or ValueError saying why it cannot be read."""
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"cannot read {path}: {error}") from None
+    return data
+
+
 def _resumed(
     data: dict[str, Any], run: TrainingRun
 ) -> tuple[dict[int, list[Layer]], dict[str, Any], int]:
