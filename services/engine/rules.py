@@ -120,10 +120,7 @@ def advance(state: GameState, command: Command) -> GameState:
     """`execute(state, command)[1]` without its events or the states on the way: the state is
     copied once per batch of events (the command's, then each automatic phase's) instead of
     once per event. For searches, whose playouts ask only where a move leads."""
-    if isinstance(command, CreateGame):
-        state = fold(_create_game(state, command), state)
-    else:
-        state = fold(_decide_player_command(state, command), state)
+    state = fold(_command_events(state, command), state)
     while not at_rest(state):
         state = fold(_AUTOMATIC[state.phase](state), state)
     return state
@@ -134,10 +131,7 @@ def execute_steps(state: GameState, command: Command) -> tuple[list[Event], list
     applies to, and `states[-1]` the state after the last. For callers that show each event
     against the state before it (a seat's redacted events, live watchers), which would
     otherwise fold the batch again."""
-    if isinstance(command, CreateGame):
-        first = _create_game(state, command)
-    else:
-        first = _decide_player_command(state, command)
+    first = _command_events(state, command)
     events: list[Event] = []
     states = [state]
     for event in first:
@@ -151,6 +145,13 @@ def execute_steps(state: GameState, command: Command) -> tuple[list[Event], list
             events.append(event)
             states.append(state)
     return events, states
+
+
+def _command_events(state: GameState, command: Command) -> list[Event]:
+    """The events the command itself causes (before any automatic phase), or RuleViolation."""
+    if isinstance(command, CreateGame):
+        return _create_game(state, command)
+    return _decide_player_command(state, command)
 
 
 def _violation(code: ViolationCode, message: str, field: str = "") -> RuleViolation:
