@@ -57,6 +57,17 @@ def wait_for_my_turn_or_the_end(page: Any) -> str:
     return "turn"
 
 
+def dismiss_summary(page: Any) -> None:
+    """Close the conflict summary with its button, if it is still up. The game may end while
+    it is: the page then takes it down for the final scores, and a click would wait for a
+    button that never comes back. So a click that does not land in 5 s is left to the next look
+    at the page (`wait_for_my_turn_or_the_end`)."""
+    summary = page.get_by_test_id("conflict-summary")
+    if summary.count():
+        with contextlib.suppress(PlaywrightTimeoutError):
+            summary.get_by_role("button", name=re.compile("Continue|Weiter")).click(timeout=5_000)
+
+
 def version(page: Any) -> str:
     return str(page.locator(".game").get_attribute("data-version"))
 
@@ -175,17 +186,9 @@ def play_to_the_end(
             return pauses
         if state == "pause":
             pauses += 1
-            summary = page.get_by_test_id("conflict-summary")
             if on_pause:
                 on_pause(page, pauses)
-            # The game may end while the summary is up: the page then takes it down for the
-            # final scores, and a click would wait for a button that never comes back. So a
-            # click that does not land in 5 s is left to the next look at the page.
-            if summary.count():
-                with contextlib.suppress(PlaywrightTimeoutError):
-                    summary.get_by_role("button", name=re.compile("Continue|Weiter")).click(
-                        timeout=5_000
-                    )
+            dismiss_summary(page)
             continue
         if on_turn:
             on_turn(page)

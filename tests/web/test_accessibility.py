@@ -14,6 +14,7 @@ from tests.web.play import (
     DESKTOP,
     PHONE,
     decide,
+    dismiss_summary,
     wait_for_my_turn_or_the_end,
 )
 
@@ -63,9 +64,7 @@ def test_no_serious_accessibility_violations_on_any_screen(
             if "dialog" not in seen:
                 seen.add("dialog")
                 found += violations(page, axe, "conflict dialog")
-            summary = page.get_by_test_id("conflict-summary")
-            if summary.count():  # the game may have ended meanwhile, which closes it
-                summary.get_by_role("button").click()
+            dismiss_summary(page)
             continue
         kind = str(page.locator(".game").get_attribute("data-decision"))
         if kind not in seen:
