@@ -47,10 +47,16 @@ class ExpertPolicy:
         samples: int = 8,
         candidates: int = 6,
         rollout: HeuristicPolicy | None = None,
+        stages: int = 1,
     ) -> None:
+        """`stages` > 1: the samples come in that many batches, and after each batch but the
+        last only the better half of the candidates still tried go on (successive halving)."""
+        if not 1 <= stages <= samples:
+            raise ValueError(f"stages must be 1 to {samples} (the samples), not {stages}")
         self.value = value
         self.samples = samples
         self.candidates = candidates
+        self.stages = stages
         self.rollout = rollout if rollout is not None else HeuristicPolicy()
 
     def choose(self, view: PlayerView, ruleset: Ruleset, rng: random.Random) -> Choice:
@@ -68,19 +74,31 @@ class ExpertPolicy:
                 chosen.append(i)
             if len(chosen) == self.candidates:
                 break
-        ends: list[GameState] = []  # sample by sample, each candidate's end in turn
-        for _ in range(self.samples):
-            sample = sample_state(view, ruleset, rng)
-            horizon = sample.round + 1
-            for i in chosen:
-                ends.append(play_out(self.rollout, advance(sample, legal[i]), horizon))
         totals = [0.0] * len(chosen)
-        for n, reward in enumerate(self._rewards(ends, seat)):
-            totals[n % len(chosen)] += reward
-        best = max(range(len(chosen)), key=lambda slot: totals[slot])
+        running = list(range(len(chosen)))  # the candidates still tried, by slot in `chosen`
+        played = 0
+        for stage, batch in enumerate(_batches(self.samples, self.stages)):
+            ends: list[GameState] = []  # sample by sample, each running candidate's end in turn
+            for _ in range(batch):
+                sample = sample_state(view, ruleset, rng)
+                horizon = sample.round + 1
+                for slot in running:
+                    ends.append(
+                        play_out(self.rollout, advance(sample, legal[chosen[slot]]), horizon)
+                    )
+            for n, reward in enumerate(self._rewards(ends, seat)):
+                totals[running[n % len(running)]] += reward
+            played += batch
+            if stage < self.stages - 1 and len(running) > 1:
+                # The better half goes on (ties to the heuristic's order), on samples of its own.
+                ranked = sorted(running, key=lambda slot: -totals[slot])
+                running = sorted(ranked[: (len(running) + 1) // 2])
+            if len(running) == 1:
+                break
+        best = max(running, key=lambda slot: totals[slot])
         command = legal[chosen[best]]
         why = explain(knowledge, command, self.rollout.weights)
-        tried = f"the best of {len(chosen)} moves tried on {self.samples} sampled rounds"
+        tried = f"the best of {len(chosen)} moves, found on {played} sampled rounds"
         return Choice(command, f"{why} ({tried})")
 
     def _rewards(self, ends: list[GameState], seat: int) -> list[float]:
@@ -92,3 +110,9 @@ class ExpertPolicy:
             final_rewards(end)[seat] if end.phase is Phase.GAME_OVER else next(judged)
             for end in ends
         ]
+
+
+def _batches(samples: int, stages: int) -> list[int]:
+    """`samples` split into `stages` batches as equal as can be, the larger first."""
+    size, extra = divmod(samples, stages)
+    return [size + (1 if stage < extra else 0) for stage in range(stages)]

@@ -9,9 +9,10 @@
 
 The levels are what clients choose from (a table's bot seats, `SuggestMove`); the policies are
 what the levels are made of. `hard`'s thinking time can be changed per call. `expert` plays
-the heuristic's best few moves on a fixed number of sampled rounds (the same move for the same
-view and seed, on any machine), where a network trained by self-play (`verrater train expert`,
-services/ai/training.py) judges how each ends.
+the heuristic's best few moves on a fixed number of sampled rounds, dropping the worse half of
+them after each batch (the same move for the same view and seed, on any machine), where a
+network trained by self-play (`verrater train expert`, services/ai/training.py) judges how each
+ends.
 """
 
 from __future__ import annotations
@@ -25,9 +26,12 @@ from .heuristic import HeuristicPolicy
 from .ismcts import DEFAULT_BUDGET_S, IsmctsPolicy
 from .policy import Policy, RandomPolicy
 
-#: The `expert` level's sampled rounds, and candidate moves tried on each, per decision.
+#: The `expert` level's sampled rounds, and candidate moves tried on each, per decision; the
+#: samples come in `EXPERT_STAGES` batches, the better half of the moves going on after each
+#: (44 playouts a decision instead of 72, no weaker: docs/BENCHMARKS.md, "Bots").
 EXPERT_SAMPLES = 12
 EXPERT_CANDIDATES = 6
+EXPERT_STAGES = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,8 +52,9 @@ LEVELS: dict[BotLevel, Level] = {
     BotLevel.EXPERT: Level(
         "expert",
         "expert",
-        f"the heuristic's {EXPERT_CANDIDATES} best moves tried on the same {EXPERT_SAMPLES} "
-        "sampled rounds, judged by a value network trained by self-play",
+        f"the heuristic's {EXPERT_CANDIDATES} best moves tried on the same sampled rounds (the "
+        f"better half going on after each of {EXPERT_STAGES} batches, {EXPERT_SAMPLES} in all), "
+        "judged by a value network trained by self-play",
     ),
 }
 
@@ -72,12 +77,12 @@ def policy_for_level(level: BotLevel | str, *, budget_s: float | None = None) ->
 
 
 def expert_policy(
-    samples: int = EXPERT_SAMPLES, candidates: int = EXPERT_CANDIDATES
+    samples: int = EXPERT_SAMPLES, candidates: int = EXPERT_CANDIDATES, stages: int = EXPERT_STAGES
 ) -> ExpertPolicy:
     """The `expert` bot, with the value network shipped in the package."""
     from .value import shipped_value  # numpy, and the weights, only where an expert plays
 
-    return ExpertPolicy(shipped_value(), samples=samples, candidates=candidates)
+    return ExpertPolicy(shipped_value(), samples=samples, candidates=candidates, stages=stages)
 
 
 def searches(level: BotLevel | str) -> bool:

@@ -67,7 +67,28 @@ def test_each_candidate_is_played_on_each_sample_to_the_start_of_the_next_round(
     assert value.judged == [(3, Phase.CONFLICT, seat)] * 15
     # Judged by this value, keeping every card is best: the seat plays none.
     assert choice.command == PlaySupply(seat, ())
-    assert "best of 3 moves tried on 5 sampled rounds" in choice.reason
+    assert "best of 3 moves, found on 5 sampled rounds" in choice.reason
+
+
+def test_with_stages_the_worse_half_of_the_moves_is_dropped_after_each_batch_of_samples() -> None:
+    state = decision(3, Phase.SUPPLY, 2)
+    seat = to_act(state)[0]
+    seen = view(state, seat)
+    value = RecordingValue()
+    policy = ExpertPolicy(value, samples=9, candidates=5, stages=3)
+    choice = policy.choose(seen, state.rules, random.Random(0))
+    # 5 moves on 3 samples, the best 3 of them on 3 more, the best 2 on the last 3.
+    assert value.judged == [(3, Phase.CONFLICT, seat)] * (15 + 9 + 6)
+    assert choice.command == PlaySupply(seat, ())
+    assert "best of 5 moves, found on 9 sampled rounds" in choice.reason
+    # Down to one move, no sample is played for it alone.
+    value.judged.clear()
+    ExpertPolicy(value, samples=9, candidates=2, stages=3).choose(
+        seen, state.rules, random.Random(0)
+    )
+    assert len(value.judged) == 2 * 3
+    with pytest.raises(ValueError, match="stages must be 1 to 9"):
+        ExpertPolicy(value, samples=9, stages=10)
 
 
 def test_in_the_last_round_the_samples_end_with_the_game() -> None:

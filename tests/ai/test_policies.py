@@ -31,7 +31,7 @@ POLICIES: dict[str, Policy] = {
     "random": RandomPolicy(),
     "heuristic": HeuristicPolicy(),
     "ismcts": IsmctsPolicy(budget_s=None, iterations=6),
-    "expert": expert_policy(samples=2, candidates=3),
+    "expert": expert_policy(samples=2, candidates=3, stages=2),
 }
 
 
