@@ -89,7 +89,7 @@ class ExpertPolicy:
             for n, reward in enumerate(self._rewards(ends, seat)):
                 totals[running[n % len(running)]] += reward
             played += batch
-            if stage < self.stages - 1 and len(running) > 1:
+            if stage < self.stages - 1:
                 # The better half goes on (ties to the heuristic's order), on samples of its own.
                 ranked = sorted(running, key=lambda slot: -totals[slot])
                 running = sorted(ranked[: (len(running) + 1) // 2])
