@@ -6,8 +6,8 @@ from __future__ import annotations
 import gc
 
 #: A process that holds games (the game service, alone or with the others): young collections
-#: once 50,000 more objects are tracked, the middle generation every 20 of them.
-GAME_THRESHOLDS = (50_000, 20, 20)
+#: once 20,000 more objects are tracked, the middle generation every 20 of them.
+GAME_THRESHOLDS = (20_000, 20, 20)
 #: A process without games (lobby, ai): what its calls leave is garbage, so small collections.
 CALLS_THRESHOLDS = (2_000, 5, 500)
 
@@ -24,8 +24,11 @@ def tune_garbage_collector(*, holds_games: bool) -> None:
     about 5% less CPU per command (docs/BENCHMARKS.md).
 
     A collection's pause grows with the objects it walks. In a game process many of them are
-    live game states, which a collection cannot free, so `GAME_THRESHOLDS` keeps collections
-    rare (smaller thresholds gave longer middle-generation pauses there, more often). A process
+    live game states, which a collection cannot free. Where people play a few hundred games
+    hard, young collections should be rare (at 10,000 the commands' p99 doubled: more pauses
+    in more of the commands); where most games are idle, each game loaded cold adds some 30
+    live objects that the next young collection walks (at 50,000, pauses of 50-170 ms, which
+    held the cold loads' p99). `GAME_THRESHOLDS` is where both measured well. A process
     without games walks mostly garbage: every gRPC call leaves a reference cycle in grpc.aio's
     handler lookup (its ``_find_method_handler`` closure, with the call's metadata), which only
     the collector frees. There, 50,000 meant a 40-80 ms pause every few seconds under load, and

@@ -50,8 +50,8 @@ def test_a_process_without_games_frees_its_calls_cycles_in_small_batches() -> No
 
 def test_a_game_process_keeps_collections_rare() -> None:
     result = _probe("games")
-    assert result["threshold"] == [50_000, 20, 20]
+    assert result["threshold"] == [20_000, 20, 20]
     young = result["young"]
-    assert isinstance(young, list) and 1 <= len(young) <= 6
-    assert min(young) >= 40_000  # thousands of calls' worth at once
+    assert isinstance(young, list) and 1 <= len(young) <= 15
+    assert min(young) >= 15_000  # thousands of calls' worth at once
     assert result["frozen"] > 0

@@ -327,7 +327,12 @@ def add_command(benches: Any, positive: Callable[[str], int]) -> None:
         "--active", type=positive, default=200, help="games commanded at once (measured phase)"
     )
     scale.add_argument("--rate", type=float, default=200.0, help="people's commands a second")
-    scale.add_argument("--seconds", type=float, default=20.0, help="the measured phase's length")
+    scale.add_argument(
+        "--seconds",
+        type=float,
+        default=60.0,
+        help="each measured phase's length (60 s: some 600 ListMyGames calls for its p99)",
+    )
     scale.add_argument(
         "--sweep",
         type=_rates,
