@@ -15,7 +15,7 @@ from redis.crc import key_slot
 
 from services.devtools.redis_cluster import RedisClusterServers
 from services.engine import initial_state
-from services.eventstore import StoreUnavailable, slots_by_primary
+from services.eventstore import StoreUnavailable
 from services.game.timers import (
     FULL_SWEEP_S,
     RETRY_MS,
@@ -23,7 +23,7 @@ from services.game.timers import (
     RedisTurnTimers,
     TimerSweeper,
 )
-from services.game.timers.redis_timers import _SET, BUCKETS_PER_CALL
+from services.game.timers.redis_timers import _SET, BUCKETS_PER_CALL, SLOTS
 from services.game.values import Resting
 from tests.support.waiting import wait_until
 
@@ -163,26 +163,38 @@ def _claims_run(cluster: RedisClusterServers) -> int:
     return total
 
 
-async def test_an_idle_sweeper_names_the_buckets_only_when_due_and_all_of_them_now_and_then(
+async def test_an_idle_sweeper_names_every_bucket_once_a_round_a_slice_at_a_time(
     fresh_cluster_url: str, redis_cluster: RedisClusterServers
 ) -> None:
+    """After the first claim (every bucket at once), claims name the buckets due and a slice
+    of the others: each bucket once in every FULL_SWEEP_S, never all in one claim (which held
+    the masters and the replica's loop every FULL_SWEEP_S)."""
     clock = _Monotonic()
     timers = RedisTurnTimers.from_url(fresh_cluster_url)
-    timers._monotonic = clock  # the test's clock for the sweeps of every bucket
+    timers._monotonic = clock  # the test's clock for the rolling look
+    named: list[list[int]] = []
+    real_claim_on = timers._claim_on
+
+    async def recorded(node: Any, slots: list[int], *args: Any) -> Any:
+        named[-1].extend(slots)
+        return await real_claim_on(node, slots, *args)
+
     try:
         await timers.set("later", 1, 50_000)
         assert (await timers.claim_due(1_000, 500, 10)).games == []  # the first: every bucket
+        timers._claim_on = recorded  # type: ignore[method-assign]
         before = _claims_run(redis_cluster)
-        for now in range(2_000, 12_000, 1_000):  # nothing due: nothing asked of any master
-            clock.now += 0.4
-            assert await timers.claim_due(now, 500, 10) == ([], 50_000)
-        assert _claims_run(redis_cluster) == before
-        clock.now += FULL_SWEEP_S
-        await timers.claim_due(13_000, 500, 10)  # every bucket again, BUCKETS_PER_CALL a call
-        calls = sum(
-            -(-len(slots) // BUCKETS_PER_CALL) for _, slots in slots_by_primary(timers._redis)
-        )
-        assert _claims_run(redis_cluster) - before == calls
+        steps = 20
+        for step in range(steps):  # a round in steps of FULL_SWEEP_S / 20, nothing due
+            clock.now += FULL_SWEEP_S / steps
+            named.append([])
+            assert await timers.claim_due(2_000 + step, 500, 10) == ([], 50_000)
+        assert sorted(slot for claim in named for slot in claim) == list(range(SLOTS))
+        assert max(len(claim) for claim in named) <= SLOTS // steps + 1
+        # A slice lies on one or two masters: a script each (BUCKETS_PER_CALL is larger).
+        assert SLOTS // steps < BUCKETS_PER_CALL
+        assert _claims_run(redis_cluster) - before <= 2 * steps
+        named.append([])
         assert (await timers.claim_due(50_000, 500, 10)).games == ["later"]  # due: claimed
     finally:
         await timers.close()
@@ -201,9 +213,9 @@ async def test_a_wake_up_another_replica_set_is_found_by_the_next_sweep_of_every
         assert (await replica.claim_due(1_000, 500, 10)).games == []  # knows every bucket empty
         await other.set("set-elsewhere", 1, 2_000)
         await replica.set("set-here", 1, 2_000)
-        mine.now += 1
-        # Its own wake-up fires on time; the other replica's waits for a sweep of every bucket
-        # (the other replica, alive, claims it on time itself).
+        mine.now += FULL_SWEEP_S / SLOTS / 2  # too soon for the rolling look to name a slot
+        # Its own wake-up fires on time; the other replica's waits for the rolling look to
+        # reach its bucket (the other replica, alive, claims it on time itself).
         assert (await replica.claim_due(2_000, 500, 10)).games == ["set-here"]
         mine.now += FULL_SWEEP_S
         assert (await replica.claim_due(2_100, 500, 10)).games == ["set-elsewhere"]

@@ -20,9 +20,13 @@ sharing a hash tag so that one script sets both.
   A sweeper does not name every bucket at every sweep: a look at all 16,384 made each master
   spend 90-100 ms of CPU a second with every game idle (two replicas sweeping twice a second).
   Each claim replies every named bucket's earliest wake-up; the sweeper remembers them, adds
-  the wake-ups its own replica sets, and names only the buckets due. Every `FULL_SWEEP_S` it
-  names them all again, which is how it learns of wake-ups other replicas set: a replica's own
-  wake-ups fire on time, and one set by a replica that died since waits at most that long more.
+  the wake-ups its own replica sets, and names only the buckets due. Within every
+  `FULL_SWEEP_S` it names them all again, a slice with each claim (as many slots as the time
+  since the last slice is of `FULL_SWEEP_S`), which is how it learns of wake-ups other replicas
+  set: a replica's own wake-ups fire on time, and one set by a replica that died since waits at
+  most that long more. Named all at once, the 16,384 buckets held the replica's event loop for
+  up to 7 ms and each master for 3-4 ms a script, five or six scripts in a row, every
+  `FULL_SWEEP_S`: a cold load on the cluster then stalled 15-30 ms (docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -146,13 +150,15 @@ class RedisTurnTimers(TurnTimers):
         self._legacy_left = self._cluster  # the old single bucket may still hold wake-ups
         # On a cluster (see the module docstring): each non-empty bucket's earliest wake-up as
         # last seen or set here, by slot; which set last touched each slot (a claim's reply,
-        # read before that set, must not forget it); and when every bucket is named again.
+        # read before that set, must not forget it); and the rolling look at every bucket: the
+        # next slot it names, and when it last advanced (None: no claim yet, so all at once).
         self._full_sweep_s = full_sweep_s
         self._monotonic = monotonic
         self._earliest = EarliestWakeUps()
         self._touched: dict[int, int] = {}
         self._sets = 0
-        self._next_full = 0.0
+        self._cursor = 0
+        self._rolled_at: float | None = None
 
     @classmethod
     def from_url(cls, url: str) -> RedisTurnTimers:
@@ -221,21 +227,21 @@ class RedisTurnTimers(TurnTimers):
     async def _claim_on_cluster(
         self, now_ms: int, lease_ms: int, limit: int, *, every_bucket: bool = False
     ) -> Due:
-        """Claim on every master at once, over the buckets due of the slots it serves (all of
-        them every `FULL_SWEEP_S`, or when `every_bucket`); a master that does not answer in
-        time is skipped (its games' wake-ups wait for it), and only when none answers is the
-        claim unavailable."""
+        """Claim on every master at once, over the buckets due of the slots it serves and the
+        rolling look's slice (all of them at the first claim, or when `every_bucket`); a master
+        that does not answer in time is skipped (its games' wake-ups wait for it), and only
+        when none answers is the claim unavailable."""
         assert isinstance(self._redis, RedisCluster)
         if self._legacy_left:
             await self._move_legacy()
         async with _as_store_errors():
             await self._redis.initialize()
-        if every_bucket or self._monotonic() >= self._next_full:
-            self._next_full = self._monotonic() + self._full_sweep_s
+        if every_bucket or self._rolled_at is None:
+            self._rolled_at = self._monotonic()
             named = slots_by_primary(self._redis)
         else:
-            due = self._earliest.due(now_ms)
-            named = primaries_of(self._redis, due) if due else []
+            looked_at = {*self._earliest.due(now_ms), *self._rolling_slice()}
+            named = primaries_of(self._redis, list(looked_at)) if looked_at else []
         started = self._sets
         outcomes = await asyncio.gather(
             *(self._claim_on(node, slots, now_ms, lease_ms, limit) for node, slots in named),
@@ -255,6 +261,22 @@ class RedisTurnTimers(TurnTimers):
         if failures and len(failures) == len(outcomes):
             raise StoreUnavailable(f"turn timers unreachable: {failures[0]!r}")
         return Due(games, self._earliest.first())
+
+    def _rolling_slice(self) -> list[int]:
+        """The slots the rolling look at every bucket names now: as many as the time since it
+        last advanced is of `FULL_SWEEP_S` (all of them at most), after the last it named. So
+        every bucket is named once in every `FULL_SWEEP_S`, and no claim names them all."""
+        assert self._rolled_at is not None
+        now = self._monotonic()
+        count = min(SLOTS, int(SLOTS * (now - self._rolled_at) / self._full_sweep_s))
+        if count == 0:
+            return []
+        # Keep the fraction of a slot not yet due, unless the sweeper was away a whole round.
+        self._rolled_at = (
+            now if count == SLOTS else (self._rolled_at + count * self._full_sweep_s / SLOTS)
+        )
+        start, self._cursor = self._cursor, (self._cursor + count) % SLOTS
+        return [(start + step) % SLOTS for step in range(count)]
 
     def _learn(self, slots: list[int], earliest_of: dict[int, int], started: int) -> None:
         """Remember the earliest wake-up of each bucket a claim named (none: empty), keeping
