@@ -270,7 +270,8 @@ class RedisTurnTimers(TurnTimers):
     def _rolling_slice(self) -> list[int]:
         """The slots the rolling look at every bucket names now: as many as the time since it
         last advanced is of `FULL_SWEEP_S` (all of them at most), after the last it named. So
-        every bucket is named once in every `FULL_SWEEP_S`, and no claim names them all."""
+        every bucket is named once in every `FULL_SWEEP_S`, and a claim names them all only
+        when the sweeper was away a whole round."""
         assert self._rolled_at is not None
         now = self._monotonic()
         count = min(SLOTS, int(SLOTS * (now - self._rolled_at) / self._full_sweep_s))
