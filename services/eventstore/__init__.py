@@ -27,7 +27,7 @@ from .redis.urls import (
     redis_client,
     standalone_client,
 )
-from .redis.wire import primaries_of, slots_by_primary
+from .redis.wire import primaries_of, read_across_slots, slots_by_primary
 
 __all__ = [
     "GENESIS_HASH",
@@ -46,6 +46,7 @@ __all__ = [
     "is_cluster_url",
     "open_store",
     "primaries_of",
+    "read_across_slots",
     "redis_client",
     "slots_by_primary",
     "standalone_client",
