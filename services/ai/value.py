@@ -102,8 +102,9 @@ def seat_features(state: GameState, seats: Sequence[int] | None = None) -> list[
         row = [
             # Meant to be the rounds left (and whether this is the last), but `left` was reused
             # by the ring's loop above: it is the house of landscape 10 here (0 or 1). The
-            # shipped weights (features version 1) were trained so; the fix is a new features
-            # version with weights trained for it.
+            # shipped weights (features version 1) were trained so. The fix with weights
+            # trained for it (features version 2) was measured no stronger, and not shipped
+            # (docs/BENCHMARKS.md, "The rounds-left facts fixed and trained for").
             left / rounds,
             1.0 if left == 1 else 0.0,
             (vp[seat] - other_vp[0]) / 10.0,
