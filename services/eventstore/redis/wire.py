@@ -452,6 +452,9 @@ for i = 2, #ARGV do
 end
 return values
 """
+#: What sends a master's keys to the pipeline instead: the script refused (a slot that moved),
+#: the master away.
+_READ_FALLS_BACK = (ResponseError, RedisConnectionError, RedisTimeoutError, ClusterDownError)
 
 
 async def read_across_slots(
@@ -472,34 +475,32 @@ async def read_across_slots(
     for index, name in enumerate(names):
         indexes_of.setdefault(key_slot(name.encode()), []).append(index)
     values: list[Any] = [None] * len(names)
+    groups: list[tuple[Any, list[int]]] = [
+        (node, [index for slot in slots for index in indexes_of[slot]])
+        for node, slots in primaries_of(cluster, list(indexes_of))
+    ]
+    mapped = {index for _, indexes in groups for index in indexes}
+    if len(mapped) < len(names):  # slots the client's map names no master for (a master away)
+        groups.append((None, [index for index in range(len(names)) if index not in mapped]))
 
-    async def read(node: Any, slots: list[int]) -> None:
-        indexes = [index for slot in slots for index in indexes_of[slot]]
+    async def read(node: Any, indexes: list[int]) -> None:
+        """One master's keys by script; by the pipeline where that fails or no master is
+        known."""
         keys = [names[index] for index in indexes]
-        try:
-            reply = await cluster.execute_command(
-                "EVAL", _READ_ACROSS_SLOTS, 0, field or "", *keys, target_nodes=node
-            )
-        except (ResponseError, RedisConnectionError, RedisTimeoutError, ClusterDownError) as error:
-            log.info("reading %d keys on %s by pipeline (%s)", len(keys), node.name, error)
+        reply: list[Any] | None = None
+        if node is not None:
+            try:
+                reply = await cluster.execute_command(
+                    "EVAL", _READ_ACROSS_SLOTS, 0, field or "", *keys, target_nodes=node
+                )
+            except _READ_FALLS_BACK as error:
+                log.info("reading %d keys on %s by pipeline (%s)", len(keys), node.name, error)
+        if reply is None:
             reply = await _pipelined(cluster, keys, field)
         for index, value in zip(indexes, reply, strict=True):
             values[index] = value
 
-    groups = primaries_of(cluster, list(indexes_of))
-    mapped = {slot for _, slots in groups for slot in slots}
-    unmapped = [
-        index for slot, indexes in indexes_of.items() if slot not in mapped for index in indexes
-    ]
-
-    async def read_unmapped() -> None:
-        # Slots the client's map names no master for (a master away): the pipeline finds them.
-        reply = await _pipelined(cluster, [names[index] for index in unmapped], field)
-        for index, value in zip(unmapped, reply, strict=True):
-            values[index] = value
-
-    reads = [read(node, slots) for node, slots in groups]
-    await asyncio.gather(*reads, *([read_unmapped()] if unmapped else []))
+    await asyncio.gather(*(read(node, indexes) for node, indexes in groups))
     return values
 
 
