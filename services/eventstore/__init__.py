@@ -27,7 +27,7 @@ from .redis.urls import (
     redis_client,
     standalone_client,
 )
-from .redis.wire import primaries_of, read_across_slots, slots_by_primary
+from .redis.wire import primaries_of, read_many, slots_by_primary
 
 __all__ = [
     "GENESIS_HASH",
@@ -46,7 +46,7 @@ __all__ = [
     "is_cluster_url",
     "open_store",
     "primaries_of",
-    "read_across_slots",
+    "read_many",
     "redis_client",
     "slots_by_primary",
     "standalone_client",

@@ -1,16 +1,13 @@
 """The games' summaries (services/lobby/progress.py) on Redis or a Redis Cluster: a small
 string per game, ``verrater:lobby:{<game id>}:progress``, in the game's slot; written by a
 script that never puts an older version over a newer one, read in one ``MGET`` (on a cluster,
-where the games' keys are on many slots, one script a master: ``read_across_slots``)."""
+where the games' keys are on many slots, one script a master: ``read_many``)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from redis.asyncio.cluster import RedisCluster
-
-from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, read_across_slots, redis_client
+from services.eventstore import TRANSIENT_REDIS_ERRORS, AnyRedis, read_many, redis_client
 
 from . import redis_keys as keys
 from .progress import GameSummary, ProgressBoard
@@ -50,10 +47,7 @@ class RedisProgressBoard(ProgressBoard):
             return {}
         names = [keys.progress_key(game_id) for game_id in game_ids]
         try:
-            if isinstance(self._redis, RedisCluster):  # the games' keys are on many slots
-                raws: list[Any] = await read_across_slots(self._redis, names)
-            else:  # one command: redis-py's work is per command (a pipeline of 50: 0.6 ms)
-                raws = await self._redis.mget(names)
+            raws = await read_many(self._redis, names)
         except TRANSIENT_REDIS_ERRORS as error:
             raise LobbyUnavailable(f"the lobby store is unavailable, retry: {error}") from error
         return {

@@ -13,16 +13,16 @@ import logging
 import secrets
 import time
 from collections.abc import AsyncIterator
-from typing import Any, cast
+from typing import Any
 
 from redis.asyncio.client import Pipeline
-from redis.asyncio.cluster import ClusterPipeline, RedisCluster
+from redis.asyncio.cluster import ClusterPipeline
 
 from services.engine import PLAYER_COUNTS
 from services.eventstore import (
     TRANSIENT_REDIS_ERRORS,
     AnyRedis,
-    read_across_slots,
+    read_many,
     redis_client,
 )
 from services.redislive import (
@@ -117,16 +117,6 @@ local held = redis.call('GET', KEYS[1])
 if not held or cjson.decode(held)['holder'] ~= ARGV[1] then return 0 end
 return redis.call('DEL', KEYS[1])
 """
-# KEYS: tables; replies each one's record (nil where there is none). On a standalone Redis
-# only (a cluster's tables are on many slots: there, one script a master, read_across_slots):
-# one command instead of a pipeline of one per table, whose client-side work (packing and
-# reading each command) was most of ListMyGames'.
-_TABLES_SCRIPT = """
-local records = {}
-for index, key in ipairs(KEYS) do records[index] = redis.call('HGET', key, 'json') end
-return records
-"""
-
 #: How long a writer may take to apply a write's index ops before another finishes them.
 INDEX_LEASE_MS = 3000
 #: The longest a write waits for its index entries once it stands (then the sweep finishes them).
@@ -166,8 +156,6 @@ class RedisLobbyStore(LobbyStore):
         self._finished_script = client.register_script(_FINISHED_SCRIPT)
         self._answer = client.register_script(_ANSWER_SCRIPT)
         self._release = client.register_script(_RELEASE_SCRIPT)
-        self._tables = client.register_script(_TABLES_SCRIPT)
-        self._cluster = isinstance(client, RedisCluster)
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
 
@@ -283,12 +271,7 @@ class RedisLobbyStore(LobbyStore):
             return []
         names = [keys.table_key(table_id) for table_id in table_ids]
         async with _available():
-            if self._cluster:  # one script a master (redis-py's pipeline: 5 times the CPU)
-                raws: list[Any] = await read_across_slots(
-                    cast(RedisCluster, self._redis), names, "json"
-                )
-            else:
-                raws = await self._tables(keys=names)
+            raws = await read_many(self._redis, names, "json")
         return [Table.from_dict(json.loads(raw)) for raw in raws if raw is not None]
 
     async def _write(self, table: Table, expected_version: int, previous: Table | None) -> bool:

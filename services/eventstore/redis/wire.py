@@ -33,7 +33,7 @@ and not in production. pyproject.toml pins the redis-py versions it is known to 
 - On a Redis Cluster (:class:`ClusterWire`): ``redis.asyncio.cluster.RedisCluster``'s
   ``get_node_from_key`` and ``get_primaries`` (public) and ``nodes_manager.initialize()``, which
   reads the slot map again after a ``MOVED`` reply or a failover; and, for
-  :func:`slots_by_primary` and :func:`read_across_slots`, ``nodes_manager.slots_cache`` (slot
+  :func:`slots_by_primary` and :func:`read_many`, ``nodes_manager.slots_cache`` (slot
   -> its nodes, primary first).
 """
 
@@ -440,11 +440,12 @@ def primaries_of(cluster: RedisCluster, slots: list[int]) -> list[tuple[Any, lis
     return list(by_name.values())
 
 
-# ARGV: a hash's field ('': the keys are strings), then the keys, undeclared: they are on many
-# slots of the one master this runs on (grouped by the client's slot map). A key that master no
-# longer serves (its slot moved since) fails the script, and its caller reads those keys again
-# by redis-py's pipeline, which follows the redirections.
-_READ_ACROSS_SLOTS = """#!lua flags=no-writes,allow-cross-slot-keys
+# ARGV: a hash's field ('': the keys are strings), then the keys, undeclared: on a cluster they
+# are on many slots of the one master this runs on (grouped by the client's slot map), which a
+# cluster allows only with allow-cross-slot-keys (Redis 7). A key that master no longer serves
+# (its slot moved since) fails the script, and its caller reads those keys again by redis-py's
+# pipeline, which follows the redirections.
+_READ_MANY = """#!lua flags=no-writes,allow-cross-slot-keys
 local field, values = ARGV[1], {}
 for i = 2, #ARGV do
   if field == '' then values[i - 1] = redis.call('GET', ARGV[i])
@@ -457,20 +458,34 @@ return values
 _READ_FALLS_BACK = (ResponseError, RedisConnectionError, RedisTimeoutError, ClusterDownError)
 
 
-async def read_across_slots(
-    cluster: RedisCluster, names: Sequence[str], field: str | None = None
+async def read_many(
+    client: Redis | RedisCluster, names: Sequence[str], field: str | None = None
 ) -> list[Any]:
     """Each key's value (its hash's ``field``, else the string), None where there is none, in
-    the order of ``names``: one script per master for keys on many slots.
+    the order of ``names``, in one round trip: on a standalone Redis one ``MGET`` (strings) or
+    one script (hash fields); on a cluster, where the keys are on many slots, one script per
+    master, the masters asked at once.
 
-    Why: redis-py's cluster pipeline packs, routes and parses every command in Python, 5.4 ms
-    of CPU for a hundred tables and a hundred summaries (ListMyGames on a cluster) against 1.1
-    ms as one script a master (docs/BENCHMARKS.md). The keys go to the master the client's slot
-    map names; where that fails (a slot that moved, a master away) those keys are read by the
-    pipeline, which follows ``MOVED`` and reads the slot map again, and whose errors are the
-    caller's to answer."""
+    Why: redis-py packs and parses every command in Python, so a pipeline of a command per key
+    costs the client most of the read: on a cluster 5.4 ms of CPU for a hundred tables and a
+    hundred summaries (ListMyGames) against 1.1 ms as one script a master (docs/BENCHMARKS.md).
+    On a cluster the keys go to the master the client's slot map names; where that fails (a
+    slot that moved, a master away) those keys are read by the pipeline, which follows
+    ``MOVED`` and reads the slot map again. Errors a read still meets are the caller's to
+    answer."""
     if not names:
         return []
+    if not isinstance(client, RedisCluster):
+        if field is None:
+            return list(await client.mget(names))
+        return list(await client.eval(_READ_MANY, 0, field, *names))
+    return await _read_across_slots(client, names, field)
+
+
+async def _read_across_slots(
+    cluster: RedisCluster, names: Sequence[str], field: str | None
+) -> list[Any]:
+    """:func:`read_many` on a cluster."""
     indexes_of: dict[int, list[int]] = {}
     for index, name in enumerate(names):
         indexes_of.setdefault(key_slot(name.encode()), []).append(index)
@@ -491,7 +506,7 @@ async def read_across_slots(
         if node is not None:
             try:
                 reply = await cluster.execute_command(
-                    "EVAL", _READ_ACROSS_SLOTS, 0, field or "", *keys, target_nodes=node
+                    "EVAL", _READ_MANY, 0, field or "", *keys, target_nodes=node
                 )
             except _READ_FALLS_BACK as error:
                 log.info("reading %d keys on %s by pipeline (%s)", len(keys), node.name, error)

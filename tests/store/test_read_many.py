@@ -1,8 +1,8 @@
-"""Reading many small keys spread over a Redis Cluster's slots, one script a master
-(services/eventstore/redis/wire.py, ``read_across_slots``: ListMyGames' tables and summaries):
-every value in the order asked, None where there is none, and the right value still while a
-key's slot moves to another master (half migrated, then moved), which the client's slot map
-does not know yet."""
+"""Reading many small keys in one round trip (services/eventstore/redis/wire.py, ``read_many``:
+ListMyGames' tables and summaries): on a standalone Redis one command, on a cluster one script a
+master; every value in the order asked, None where there is none, and on a cluster the right
+value still while a key's slot moves to another master (half migrated, then moved), which the
+client's slot map does not know yet."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
 from services.devtools.redis_cluster import RedisClusterServers
-from services.eventstore import read_across_slots, redis_client
+from services.eventstore import read_many, redis_client
 from tests.support.round_trips import RoundTrips, counted
 
 
@@ -26,6 +26,32 @@ async def cluster(fresh_cluster_url: str) -> AsyncIterator[RedisCluster]:
     await client.initialize()
     yield client
     await client.aclose()
+
+
+async def test_on_one_redis_values_come_in_order_in_one_round_trip(fresh_redis_url: str) -> None:
+    trips = RoundTrips()
+    client = redis_client(fresh_redis_url)
+    try:
+        tables = [f"t:{{table-{i}}}" for i in range(30)]
+        summaries = [f"s:{{game-{i}}}" for i in range(30)]
+        for i, name in enumerate(tables):
+            if i % 7:
+                await client.hset(name, mapping={"json": f"table {i}", "other": "x"})
+        for i, name in enumerate(summaries):
+            if i % 5:
+                await client.set(name, f"summary {i}")
+        counting = counted(client, trips)
+        trips.clear()
+        got = await read_many(counting, tables, "json")  # type: ignore[arg-type]
+        assert got == [f"table {i}".encode() if i % 7 else None for i in range(30)]
+        assert len(trips.calls) == 1
+        trips.clear()
+        got = await read_many(counting, summaries)  # type: ignore[arg-type]
+        assert got == [f"summary {i}".encode() if i % 5 else None for i in range(30)]
+        assert len(trips.calls) == 1
+        assert await read_many(client, []) == []
+    finally:
+        await client.aclose()
 
 
 async def test_values_come_in_the_order_asked_with_none_where_there_is_none(
@@ -41,11 +67,11 @@ async def test_values_come_in_the_order_asked_with_none_where_there_is_none(
             await cluster.set(name, f"summary {i}")
     assert len({key_slot(name.encode()) for name in tables}) > 50  # on many slots and masters
 
-    got = await read_across_slots(cluster, tables, "json")
+    got = await read_many(cluster, tables, "json")
     assert got == [f"table {i}".encode() if i % 7 else None for i in range(60)]
-    got = await read_across_slots(cluster, summaries)
+    got = await read_many(cluster, summaries)
     assert got == [f"summary {i}".encode() if i % 5 else None for i in range(60)]
-    assert await read_across_slots(cluster, []) == []
+    assert await read_many(cluster, []) == []
 
 
 async def test_the_masters_are_asked_together_one_call_each(fresh_cluster_url: str) -> None:
@@ -57,7 +83,7 @@ async def test_the_masters_are_asked_together_one_call_each(fresh_cluster_url: s
         names = [f"s:{{game-{i}}}" for i in range(100)]
         await client.set(names[0], "first")
         trips.clear()
-        got = await read_across_slots(counted(client, trips), names)  # type: ignore[arg-type]
+        got = await read_many(counted(client, trips), names)  # type: ignore[arg-type]
         assert got[0] == b"first" and got[1:] == [None] * 99
         assert len(trips.calls) == 3  # one a master
         assert trips.sequential() == 1
@@ -97,18 +123,18 @@ async def test_a_key_whose_slot_moves_is_still_read_and_the_map_is_read_again(
         source.execute_command("MIGRATE", "127.0.0.1", target_port, "", 0, 5000, "KEYS", key)
         # Half migrated: the old owner has not the key any more and would answer ASK, so its
         # script fails and its keys are read by the pipeline.
-        assert await read_across_slots(cluster, names) == expected
+        assert await read_many(cluster, names) == expected
         assert [r for r in caplog.records if "by pipeline" in r.getMessage()]
         caplog.clear()
         for master in masters:
             master.execute_command("CLUSTER", "SETSLOT", slot, "NODE", target_id)
         # Moved: the client's map still names the old owner, which refuses the key.
-        assert await read_across_slots(cluster, names) == expected
+        assert await read_many(cluster, names) == expected
         assert [r for r in caplog.records if "by pipeline" in r.getMessage()]
         # The pipeline followed MOVED and the map was read again: scripts only from now on.
         assert cluster.nodes_manager.slots_cache[slot][0].port == target_port
         caplog.clear()
-        assert await read_across_slots(cluster, names) == expected
+        assert await read_many(cluster, names) == expected
         assert not [r for r in caplog.records if "by pipeline" in r.getMessage()]
     finally:
         for master in masters:
