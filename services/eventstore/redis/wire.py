@@ -453,6 +453,9 @@ for i = 2, #ARGV do
 end
 return values
 """
+# On one Redis the keys need no flag: the same script without its first line, which a Redis
+# before 7 would refuse.
+_READ_MANY_UNFLAGGED = _READ_MANY.partition("\n")[2]
 #: What sends a master's keys to the pipeline instead: the script refused (a slot that moved),
 #: the master away.
 _READ_FALLS_BACK = (ResponseError, RedisConnectionError, RedisTimeoutError, ClusterDownError)
@@ -478,7 +481,7 @@ async def read_many(
     if not isinstance(client, RedisCluster):
         if field is None:
             return list(await client.mget(names))
-        return list(await client.eval(_READ_MANY, 0, field, *names))
+        return list(await client.eval(_READ_MANY_UNFLAGGED, 0, field, *names))
     return await _read_across_slots(client, names, field)
 
 
