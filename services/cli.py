@@ -64,22 +64,6 @@ def _bench_echo(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench_timers(args: argparse.Namespace) -> int:
-    from services.bench.timers import run_timers_bench
-
-    figures = run_timers_bench(args.games, args.claims, args.redis_cluster)
-    _print_figures(figures, as_json=args.json)
-    return 0
-
-
-def _bench_watchers(args: argparse.Namespace) -> int:
-    from services.bench.watchers import run_watchers_bench
-
-    figures = run_watchers_bench(args.watchers, args.seconds, args.redis_cluster)
-    _print_figures(figures, as_json=args.json)
-    return 0
-
-
 def _bench_abuse(args: argparse.Namespace) -> int:
     from services.bench.abuse import run_abuse_bench
 
@@ -448,41 +432,10 @@ def build_parser() -> argparse.ArgumentParser:
     echo.add_argument("--json", action="store_true", help="print one JSON object")
     echo.set_defaults(handler=_bench_echo)
 
-    timers = benches.add_parser(
-        "timers",
-        help="one timer sweeper's CPU per claim, with many games' wake-ups waiting (Redis "
-        "Cluster by default)",
-    )
-    timers.add_argument("--games", type=_positive, default=30_000, help="wake-ups waiting")
-    timers.add_argument("--claims", type=_positive, default=500, help="claims measured")
-    timers.add_argument(
-        "--redis-cluster",
-        type=_non_negative,
-        default=3,
-        metavar="MASTERS",
-        help="masters of the private Redis Cluster (a replica each); 0: one private Redis",
-    )
-    timers.add_argument("--json", action="store_true", help="print one JSON object")
-    timers.set_defaults(handler=_bench_timers)
+    from services.bench.commands import add_timers_command, add_watchers_command
 
-    watchers = benches.add_parser(
-        "watchers",
-        help="what players watching their notifications cost a lobby while nothing comes, and "
-        "a notification's delivery then (Redis Cluster by default)",
-    )
-    watchers.add_argument(
-        "--watchers", type=_positive, default=5_000, help="WatchNotifications subscriptions"
-    )
-    watchers.add_argument("--seconds", type=_positive, default=10, help="idle time measured")
-    watchers.add_argument(
-        "--redis-cluster",
-        type=_non_negative,
-        default=3,
-        metavar="MASTERS",
-        help="masters of the private Redis Cluster (a replica each); 0: one private Redis",
-    )
-    watchers.add_argument("--json", action="store_true", help="print one JSON object")
-    watchers.set_defaults(handler=_bench_watchers)
+    add_timers_command(benches, _positive, _non_negative, _print_figures)
+    add_watchers_command(benches, _positive, _non_negative, _print_figures)
 
     abuse = benches.add_parser(
         "abuse",
