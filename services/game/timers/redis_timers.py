@@ -40,7 +40,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from importlib import resources
-from typing import Any, cast
+from typing import Any, TypeAlias, cast
 
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
@@ -68,6 +68,10 @@ STANDALONE_TAG = "timers"
 BUCKETS_PER_CALL = 1024
 #: The longest one call to one master may take (a paused master must not hold up a sweep).
 CALL_TIMEOUT_S = 2.0
+#: How long a claim on a cluster waits for every master before it hands out what the others
+#: found: a master slower than that (paused, failing over) holds up only its own games, whose
+#: claim goes on (up to `CALL_TIMEOUT_S`) and is handed out by a later claim.
+CLAIM_PATIENCE_S = 0.2
 #: Entries moved from the old single bucket per step of its migration.
 MIGRATE_BATCH = 500
 #: The fewest slots the rolling look at every bucket names in one claim: under load a replica
@@ -86,6 +90,11 @@ _SHA = {
     script: hashlib.sha1(script.encode()).hexdigest()
     for script in (_SET, _CLAIM, _CLAIM_ACROSS_SLOTS)
 }
+
+
+_Claim: TypeAlias = tuple["asyncio.Future[tuple[list[str], dict[int, int]]]", list[int], int]
+"""A claim on one master under way or done: its task, the slots it names, and the count of the
+replica's sets when it began (what :meth:`RedisTurnTimers._learn` keeps)."""
 
 
 @functools.cache
@@ -164,6 +173,9 @@ class RedisTurnTimers(TurnTimers):
         self._sets = 0
         self._cursor = 0
         self._rolled_at: float | None = None
+        #: Claims still under way on a slow master, by its name: (the claim, its slots, the
+        #: count of sets when it began); its slots are not named again until it is done.
+        self._late: dict[str, _Claim] = {}
 
     @classmethod
     def from_url(cls, url: str) -> RedisTurnTimers:
@@ -233,9 +245,12 @@ class RedisTurnTimers(TurnTimers):
         self, now_ms: int, lease_ms: int, limit: int, *, every_bucket: bool = False
     ) -> Due:
         """Claim on every master at once, over the buckets due of the slots it serves and the
-        rolling look's slice (all of them at the first claim, or when `every_bucket`); a master
-        that does not answer in time is skipped (its games' wake-ups wait for it), and only
-        when none answers is the claim unavailable."""
+        rolling look's slice (all of them at the first claim, or when `every_bucket`). What the
+        masters found within `CLAIM_PATIENCE_S` is handed out; a slower master's claim goes on
+        (bounded by `CALL_TIMEOUT_S`), is handed out by a later claim, and its master is not
+        named again until it is done (the sweeper is told to come back soon). A master that
+        fails is skipped (its games' wake-ups wait for it), and only when none answers and
+        none is still at it is the claim unavailable."""
         assert isinstance(self._redis, RedisCluster)
         if self._legacy_left:
             await self._move_legacy()
@@ -247,25 +262,48 @@ class RedisTurnTimers(TurnTimers):
         else:
             looked_at = {*self._earliest.due(now_ms), *self._rolling_slice()}
             named = primaries_of(self._redis, list(looked_at)) if looked_at else []
+        late = [
+            (name, self._late.pop(name)) for name in list(self._late) if self._late[name][0].done()
+        ]
+        asking = [(node, slots) for node, slots in named if node.name not in self._late]
         started = self._sets
-        outcomes = await asyncio.gather(
-            *(self._claim_on(node, slots, now_ms, lease_ms, limit) for node, slots in named),
-            return_exceptions=True,
-        )
+        claims = {
+            node.name: (
+                asyncio.ensure_future(self._claim_on(node, slots, now_ms, lease_ms, limit)),
+                slots,
+                started,
+            )
+            for node, slots in asking
+        }
+        if claims:
+            await asyncio.wait([task for task, _, _ in claims.values()], timeout=CLAIM_PATIENCE_S)
         games: list[str] = []
         failures: list[BaseException] = []
-        for (_, slots), outcome in zip(named, outcomes, strict=True):
-            if isinstance(outcome, BaseException):
+        answered = 0
+        for name, claim in [*claims.items(), *late]:
+            task, slots, began = claim
+            if not task.done():
+                self._late[name] = claim  # its games are handed out by a later claim
+                continue
+            if task.cancelled():
+                continue
+            outcome = task.exception()
+            if outcome is not None:
                 failures.append(outcome)
                 continue
-            claimed, earliest_of = outcome
+            claimed, earliest_of = task.result()
+            answered += 1
             games += claimed
-            self._learn(slots, earliest_of, started)
+            self._learn(slots, earliest_of, began)
         for failure in failures:
             log.warning("turn timers: a master did not answer the claim: %r", failure)
-        if failures and len(failures) == len(outcomes):
+        if failures and not answered and not self._late:
             raise StoreUnavailable(f"turn timers unreachable: {failures[0]!r}")
-        return Due(games, self._earliest.first())
+        next_wake = self._earliest.first()
+        if self._late:  # come back soon for what a slow master's claim finds
+            soon = now_ms + int(1000 * CLAIM_PATIENCE_S)
+            next_wake = soon if next_wake is None else min(next_wake, soon)
+        return Due(games, next_wake)
 
     def _rolling_slice(self) -> list[int]:
         """The slots the rolling look at every bucket names now: as many as the time since it
@@ -360,6 +398,10 @@ class RedisTurnTimers(TurnTimers):
         return (await self.claim_due(0, 0, 0)).next_wake_ms
 
     async def close(self) -> None:
+        for task, _, _ in self._late.values():
+            task.cancel()
+        await asyncio.gather(*(task for task, _, _ in self._late.values()), return_exceptions=True)
+        self._late.clear()
         await self._redis.aclose()
 
 
