@@ -173,9 +173,9 @@ class RedisTurnTimers(TurnTimers):
         self._sets = 0
         self._cursor = 0
         self._rolled_at: float | None = None
-        #: Claims still under way on a slow master, by its name: (the claim, its slots, the
-        #: count of sets when it began); its slots are not named again until it is done.
-        self._late: dict[str, _Claim] = {}
+        #: Claims on a master not handed out yet (under way on a slow master), by its name: a
+        #: master is not named again until its claim is done and handed out.
+        self._pending: dict[str, _Claim] = {}
 
     @classmethod
     def from_url(cls, url: str) -> RedisTurnTimers:
@@ -262,29 +262,19 @@ class RedisTurnTimers(TurnTimers):
         else:
             looked_at = {*self._earliest.due(now_ms), *self._rolling_slice()}
             named = primaries_of(self._redis, list(looked_at)) if looked_at else []
-        late = [
-            (name, self._late.pop(name)) for name in list(self._late) if self._late[name][0].done()
-        ]
-        asking = [(node, slots) for node, slots in named if node.name not in self._late]
+        asking = [(node, slots) for node, slots in named if node.name not in self._pending]
         started = self._sets
-        claims = {
-            node.name: (
-                asyncio.ensure_future(self._claim_on(node, slots, now_ms, lease_ms, limit)),
-                slots,
-                started,
-            )
-            for node, slots in asking
-        }
-        if claims:
-            await asyncio.wait([task for task, _, _ in claims.values()], timeout=CLAIM_PATIENCE_S)
+        for node, slots in asking:
+            claim = self._claim_on(node, slots, now_ms, lease_ms, limit)
+            self._pending[node.name] = (asyncio.ensure_future(claim), slots, started)
+        fresh = [self._pending[node.name][0] for node, _ in asking]
+        if fresh:
+            await asyncio.wait(fresh, timeout=CLAIM_PATIENCE_S)
         games: list[str] = []
         failures: list[BaseException] = []
         answered = 0
-        for name, claim in [*claims.items(), *late]:
-            task, slots, began = claim
-            if not task.done():
-                self._late[name] = claim  # its games are handed out by a later claim
-                continue
+        for name in [name for name, (task, _, _) in self._pending.items() if task.done()]:
+            task, slots, began = self._pending.pop(name)
             if task.cancelled():
                 continue
             outcome = task.exception()
@@ -297,10 +287,10 @@ class RedisTurnTimers(TurnTimers):
             self._learn(slots, earliest_of, began)
         for failure in failures:
             log.warning("turn timers: a master did not answer the claim: %r", failure)
-        if failures and not answered and not self._late:
+        if failures and not answered and not self._pending:
             raise StoreUnavailable(f"turn timers unreachable: {failures[0]!r}")
         next_wake = self._earliest.first()
-        if self._late:  # come back soon for what a slow master's claim finds
+        if self._pending:  # come back soon for what a slow master's claim finds
             soon = now_ms + int(1000 * CLAIM_PATIENCE_S)
             next_wake = soon if next_wake is None else min(next_wake, soon)
         return Due(games, next_wake)
@@ -398,10 +388,12 @@ class RedisTurnTimers(TurnTimers):
         return (await self.claim_due(0, 0, 0)).next_wake_ms
 
     async def close(self) -> None:
-        for task, _, _ in self._late.values():
+        for task, _, _ in self._pending.values():
             task.cancel()
-        await asyncio.gather(*(task for task, _, _ in self._late.values()), return_exceptions=True)
-        self._late.clear()
+        await asyncio.gather(
+            *(task for task, _, _ in self._pending.values()), return_exceptions=True
+        )
+        self._pending.clear()
         await self._redis.aclose()
 
 
