@@ -248,7 +248,8 @@ class RedisTurnTimers(TurnTimers):
         rolling look's slice (all of them at the first claim, or when `every_bucket`). What the
         masters found within `CLAIM_PATIENCE_S` is handed out; a slower master's claim goes on
         (bounded by `CALL_TIMEOUT_S`), is handed out by a later claim, and its master is not
-        named again until it is done (the sweeper is told to come back soon). A master that
+        named again until it is done (meanwhile the sweeper is told to come back in
+        `CLAIM_PATIENCE_S`). A master that
         fails is skipped (its games' wake-ups wait for it), and only when none answers and
         none is still at it is the claim unavailable."""
         assert isinstance(self._redis, RedisCluster)
@@ -289,11 +290,11 @@ class RedisTurnTimers(TurnTimers):
             log.warning("turn timers: a master did not answer the claim: %r", failure)
         if failures and not answered and not self._pending:
             raise StoreUnavailable(f"turn timers unreachable: {failures[0]!r}")
-        next_wake = self._earliest.first()
-        if self._pending:  # come back soon for what a slow master's claim finds
-            soon = now_ms + int(1000 * CLAIM_PATIENCE_S)
-            next_wake = soon if next_wake is None else min(next_wake, soon)
-        return Due(games, next_wake)
+        if self._pending:
+            # Back in a moment for what the slow master's claim finds, and not sooner: its
+            # buckets due would otherwise have the sweeper claim again at once, over and over.
+            return Due(games, now_ms + int(1000 * CLAIM_PATIENCE_S))
+        return Due(games, self._earliest.first())
 
     def _rolling_slice(self) -> list[int]:
         """The slots the rolling look at every bucket names now: as many as the time since it
