@@ -52,8 +52,9 @@ def _redis(masters: int) -> Iterator[tuple[str, list[int]]]:
             yield cluster.url, ports
     else:
         with local_redis() as url:
-            port = redis.Redis.from_url(url).connection_pool.connection_kwargs["port"]
-            yield url, [int(port)]
+            with redis.Redis.from_url(url) as client:
+                port = int(client.connection_pool.connection_kwargs["port"])
+            yield url, [port]
 
 
 def _servers_cpu(ports: list[int]) -> float:
