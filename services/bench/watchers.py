@@ -24,6 +24,7 @@ import statistics
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import redis
 
@@ -44,16 +45,12 @@ def _redis(masters: int) -> Iterator[tuple[str, list[int]]]:
     """The URL, and the ports of the servers whose CPU counts (a cluster's masters)."""
     if masters:
         with local_redis_cluster(masters) as cluster:
-            ports = []
-            for node in cluster.nodes:
-                with redis.Redis(port=node.port) as client:
-                    if client.info("replication")["role"] == "master":
-                        ports.append(node.port)
-            yield cluster.url, ports
+            # A cluster just formed: its first nodes are its masters (as `bench scale` reads it).
+            yield cluster.url, [node.port for node in cluster.nodes[:masters]]
     else:
         with local_redis() as url:
-            with redis.Redis.from_url(url) as client:
-                port = int(client.connection_pool.connection_kwargs["port"])
+            port = urlsplit(url).port
+            assert port is not None  # a private server on a TCP port
             yield url, [port]
 
 
