@@ -15,7 +15,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
 from services.devtools.redis_cluster import RedisClusterServers
-from services.eventstore import read_many, redis_client
+from services.eventstore import AnyRedis, read_many, redis_client
 from tests.support.round_trips import RoundTrips, counted
 
 
@@ -28,18 +28,25 @@ async def cluster(fresh_cluster_url: str) -> AsyncIterator[RedisCluster]:
     await client.aclose()
 
 
+async def _tables_and_summaries(client: AnyRedis, count: int) -> tuple[list[str], list[str]]:
+    """`count` tables' hashes (every seventh missing) and games' summaries (every fifth
+    missing), each on a slot of its own: their names."""
+    tables = [f"t:{{table-{i}}}" for i in range(count)]
+    summaries = [f"s:{{game-{i}}}" for i in range(count)]
+    for i, name in enumerate(tables):
+        if i % 7:
+            await client.hset(name, mapping={"json": f"table {i}", "other": "x"})
+    for i, name in enumerate(summaries):
+        if i % 5:
+            await client.set(name, f"summary {i}")
+    return tables, summaries
+
+
 async def test_on_one_redis_values_come_in_order_in_one_round_trip(fresh_redis_url: str) -> None:
     trips = RoundTrips()
     client = redis_client(fresh_redis_url)
     try:
-        tables = [f"t:{{table-{i}}}" for i in range(30)]
-        summaries = [f"s:{{game-{i}}}" for i in range(30)]
-        for i, name in enumerate(tables):
-            if i % 7:
-                await client.hset(name, mapping={"json": f"table {i}", "other": "x"})
-        for i, name in enumerate(summaries):
-            if i % 5:
-                await client.set(name, f"summary {i}")
+        tables, summaries = await _tables_and_summaries(client, 30)
         counting = counted(client, trips)
         trips.clear()
         got = await read_many(counting, tables, "json")  # type: ignore[arg-type]
@@ -57,14 +64,7 @@ async def test_on_one_redis_values_come_in_order_in_one_round_trip(fresh_redis_u
 async def test_values_come_in_the_order_asked_with_none_where_there_is_none(
     cluster: RedisCluster,
 ) -> None:
-    tables = [f"t:{{table-{i}}}" for i in range(60)]
-    summaries = [f"s:{{game-{i}}}" for i in range(60)]
-    for i, name in enumerate(tables):
-        if i % 7:
-            await cluster.hset(name, mapping={"json": f"table {i}", "other": "x"})
-    for i, name in enumerate(summaries):
-        if i % 5:
-            await cluster.set(name, f"summary {i}")
+    tables, summaries = await _tables_and_summaries(cluster, 60)
     assert len({key_slot(name.encode()) for name in tables}) > 50  # on many slots and masters
 
     got = await read_many(cluster, tables, "json")
