@@ -68,6 +68,17 @@ def dismiss_summary(page: Any) -> None:
             summary.get_by_role("button", name=re.compile("Continue|Weiter")).click(timeout=5_000)
 
 
+def summary_text(page: Any) -> str | None:
+    """The conflict summary's text, read once; None when the game's end took it down before
+    it could be read (the page replaces it with the final scores, and a read would wait 30 s
+    for it)."""
+    try:
+        text: str = page.get_by_test_id("conflict-summary").inner_text(timeout=5_000)
+    except PlaywrightTimeoutError:
+        return None
+    return text
+
+
 def version(page: Any) -> str:
     return str(page.locator(".game").get_attribute("data-version"))
 
@@ -170,14 +181,14 @@ def play_to_the_end(
     page: Any,
     *,
     on_turn: Callable[[Any], None] | None = None,
-    on_pause: Callable[[Any, int], None] | None = None,
+    on_pause: Callable[[Any, int, str], None] | None = None,
     preferred: tuple[str, ...] = PREFERRED_CARDS,
     play_cards: bool = True,
     explained: list[str] | None = None,
 ) -> int:
     """Play the page's seat until the game is over; the number of conflict summaries seen.
     `on_turn` looks at each turn before the decision, `on_pause` at each summary before it is
-    dismissed."""
+    dismissed, given its text as it was read (`summary_text`)."""
     explained = [] if explained is None else explained
     pauses = 0
     for _ in range(MAX_DECISIONS):
@@ -185,9 +196,11 @@ def play_to_the_end(
         if state == "over":
             return pauses
         if state == "pause":
-            pauses += 1
-            if on_pause:
-                on_pause(page, pauses)
+            text = summary_text(page)
+            if text is not None:
+                pauses += 1
+                if on_pause:
+                    on_pause(page, pauses, text)
             dismiss_summary(page)
             continue
         if on_turn:

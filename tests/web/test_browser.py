@@ -80,9 +80,8 @@ def test_a_whole_game_against_three_bots_by_clicking(
     assert page.get_by_role("status").count() == 1
     explained: list[str] = []
 
-    def on_pause(page: Any, pauses: int) -> None:
-        summary = page.get_by_test_id("conflict-summary")
-        assert "Eagle" in summary.inner_text() and "Rose" in summary.inner_text()
+    def on_pause(page: Any, pauses: int, text: str) -> None:
+        assert "Eagle" in text and "Rose" in text
         if pauses == 1:
             page.screenshot(path=artifacts / "conflict-summary-1280x800.png")
 

@@ -167,9 +167,9 @@ def test_on_a_phone_the_status_stays_and_the_words_read_right(browser: Any, serv
         if starred and not (note.count() and note.first.is_visible()):
             problems.append("a `*` is shown without its meaning in sight")
 
-    def on_pause(page: Any, pauses: int) -> None:
+    def on_pause(page: Any, pauses: int, text: str) -> None:
         summary = page.get_by_test_id("conflict-summary")
-        slips("conflict summary", summary.inner_text())
+        slips("conflict summary", text)
         if pauses == 1:
             summary.get_by_role("button").last.click()
             again = page.get_by_test_id("last-conflict")
